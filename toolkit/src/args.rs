@@ -1,0 +1,479 @@
+//! Where each argument comes from: the precedence resolver and the [`ToolArgs`] it produces.
+//!
+//! [`resolve`] is the one place that applies the rule of the crate docs (first hit wins):
+//!
+//! 1. the model's arguments — for visible parameters only; a model value for a hidden
+//!    parameter is refused ([`HiddenArgs::Reject`]) or dropped ([`HiddenArgs::Ignore`]);
+//! 2. values bound at registration: `.preset` (hides the parameter) and `.default_arg`
+//!    (stays visible, the model's value wins);
+//! 3. the context, by type, call > agent > toolkit — `resolve` binds the toolkit layer and the
+//!    call info into the [`ToolContext`] that [`ToolArgs::context_value`] reads;
+//! 4. `#[arg(default)]` / `Option` ⇒ `None` — an absent optional slot, filled by the tool;
+//! 5. otherwise an error: "missing required argument" for the model, or a configuration
+//!    error naming the parameter and type for hidden ones.
+//!
+//! Arguments are parsed once into borrowed raw slices (no `Value` tree), so the cost over a
+//! direct `serde_json::from_str` into a struct is one scan of the keys.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::context::{CallInfo, FromToolContext, ToolContext, ToolkitLayer};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::{ParamKind, TypeCheck};
+
+/// What happens when the model sends a value for a hidden (preset or context) parameter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HiddenArgs {
+    /// Refuse the call with a model-visible [`HiddenArgument`](ToolErrorKind::HiddenArgument)
+    /// error. The default: a model must never be able to set a hidden value.
+    #[default]
+    Reject,
+    /// Drop the value, log a `tracing` warning, and run with the bound value.
+    Ignore,
+}
+
+/// What happens when the model sends an argument the tool does not declare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownArgs {
+    /// Refuse the call with a model-visible error naming the unknown argument and the
+    /// expected ones. The default: a hallucinated parameter usually means the model
+    /// misunderstood the tool, and telling it is how it recovers.
+    #[default]
+    Reject,
+    /// Drop unknown arguments silently.
+    Ignore,
+}
+
+/// The resolver's policies, set on the toolkit builder.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgPolicy {
+    /// Model values for hidden parameters.
+    pub hidden: HiddenArgs,
+    /// Arguments the tool does not declare.
+    pub unknown: UnknownArgs,
+    /// Largest accepted argument text, in bytes.
+    pub max_bytes: usize,
+}
+
+impl Default for ArgPolicy {
+    fn default() -> Self {
+        ArgPolicy {
+            hidden: HiddenArgs::Reject,
+            unknown: UnknownArgs::Reject,
+            max_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
+        }
+    }
+}
+
+/// Default limit on the size of one call's argument text: 4 MiB.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 << 20;
+
+/// One parameter as a registration sees it: the declaration plus what the builder bound.
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedParam {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) kind: ParamKind,
+    pub(crate) rust_type: &'static str,
+    pub(crate) check: Option<TypeCheck>,
+    /// Hidden from the model: `#[preset]`, `#[ctx]`, or a visible parameter bound by `.preset`.
+    pub(crate) hidden: bool,
+    /// JSON text bound by `.preset` or `.default_arg`.
+    pub(crate) binding: Option<Box<RawValue>>,
+}
+
+/// The parameters of one registration, in declaration order.
+#[derive(Clone, Debug)]
+pub(crate) struct ParamPlan {
+    pub(crate) tool: Arc<str>,
+    pub(crate) params: Vec<PlannedParam>,
+    /// The tool takes its argument object whole (no declared parameters).
+    pub(crate) dynamic: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Absent,
+    /// Byte range of the model's value inside the argument text.
+    Model(usize, usize),
+    /// The registration's bound value.
+    Bound,
+}
+
+/// The resolved arguments of one call, read by the tool (generated code calls
+/// [`value`](Self::value) and [`context_value`](Self::context_value) per parameter).
+#[derive(Clone)]
+pub struct ToolArgs {
+    text: String,
+    slots: Vec<Slot>,
+    plan: Arc<ParamPlan>,
+    ctx: ToolContext,
+}
+
+impl fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolArgs")
+            .field("tool", &self.plan.tool)
+            .field("arguments", &self.text)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolArgs {
+    /// Deserialize the parameter at `index` (its position in the signature). `Ok(None)` when
+    /// neither the model nor the registration gave a value (rows 4–5 are the caller's).
+    pub fn value<T: DeserializeOwned>(&self, index: usize) -> Result<Option<T>, ToolError> {
+        let param = self.param(index)?;
+        let text = match self.slots[index] {
+            Slot::Absent => return Ok(None),
+            Slot::Model(start, end) => &self.text[start..end],
+            Slot::Bound => match &param.binding {
+                Some(raw) => raw.get(),
+                None => return Ok(None),
+            },
+        };
+        deserialize(text)
+            .map(Some)
+            .map_err(|e| ToolError::invalid_arguments(e.describe(&param.name)))
+    }
+
+    /// Deserialize a required parameter: absent is a "missing required argument" error.
+    pub fn required<T: DeserializeOwned>(&self, index: usize) -> Result<T, ToolError> {
+        self.value(index)?.ok_or_else(|| {
+            let name = self
+                .param(index)
+                .map(|p| p.name.clone())
+                .unwrap_or_default();
+            ToolError::invalid_arguments(format!("missing required argument `{name}`"))
+        })
+    }
+
+    /// Extract a `#[ctx]` parameter through [`FromToolContext`] (row 3 of the rule).
+    pub fn context_value<T: FromToolContext>(&self, index: usize) -> Result<T, ToolError> {
+        T::from_tool_context(&self.ctx).map_err(|rejection| {
+            let (name, ty) = self
+                .param(index)
+                .map(|p| (p.name.to_string(), p.rust_type))
+                .unwrap_or_default();
+            ToolError::new(
+                ToolErrorKind::MissingContext,
+                format!(
+                    "tool `{}` is not configured correctly and could not run",
+                    self.plan.tool
+                ),
+            )
+            .with_detail(format!(
+                "tool `{}`: #[ctx] parameter `{name}: {ty}` found no `{}` in the call, agent or toolkit context; {}",
+                self.plan.tool, rejection.missing, rejection.hint
+            ))
+        })
+    }
+
+    /// The context of this call (layers, call info, cancellation, progress).
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
+    /// The model's argument object as JSON text (`{}` when it sent nothing). For tools that
+    /// declare an [`input_schema`](crate::ToolSpec::input_schema) instead of parameters.
+    pub fn raw(&self) -> &str {
+        &self.text
+    }
+
+    /// The name of the tool this call is for.
+    pub fn tool_name(&self) -> &str {
+        &self.plan.tool
+    }
+
+    fn param(&self, index: usize) -> Result<&PlannedParam, ToolError> {
+        self.plan.params.get(index).ok_or_else(|| {
+            ToolError::execution("internal error: tool parameter index out of range").with_detail(
+                format!("tool `{}` asked for parameter #{index}", self.plan.tool),
+            )
+        })
+    }
+}
+
+/// Why a JSON value does not fit a parameter's type: where inside the value, and what serde said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeMismatch {
+    /// Path inside the value (`.` for the value itself), as serde_path_to_error prints it.
+    pub path: String,
+    /// What was wrong and what was expected, in serde's words.
+    pub message: String,
+}
+
+impl TypeMismatch {
+    /// "argument `days`: invalid type: string \"x\", expected u32", with the path inside
+    /// the value appended to the name for nested values.
+    pub fn describe(&self, param: &str) -> String {
+        if self.path == "." {
+            format!("argument `{param}`: {}", self.message)
+        } else {
+            format!(
+                "argument `{param}.{}`: {}",
+                self.path.trim_start_matches('.'),
+                self.message
+            )
+        }
+    }
+}
+
+impl fmt::Display for TypeMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path == "." {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Deserialize one parameter value, reporting where inside it a mismatch is.
+pub fn deserialize<T: DeserializeOwned>(text: &str) -> Result<T, TypeMismatch> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let inner = e.inner();
+        // The position is inside one argument's slice, which means nothing to the model.
+        let position = format!(" at line {} column {}", inner.line(), inner.column());
+        let message = inner.to_string();
+        TypeMismatch {
+            path: e.path().to_string(),
+            message: message
+                .strip_suffix(&position)
+                .unwrap_or(&message)
+                .to_string(),
+        }
+    })
+}
+
+/// Collects every argument error of one call so the model hears about all of them at once.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct ArgErrors(Vec<ToolError>);
+
+impl ArgErrors {
+    /// Keep the value, or remember the error.
+    pub fn take<T>(&mut self, result: Result<T, ToolError>) -> Option<T> {
+        result.map_err(|e| self.0.push(e)).ok()
+    }
+
+    /// The combined error. The most serious kind wins (configuration before argument errors).
+    pub fn into_error(self, tool: &str) -> ToolError {
+        if let Some(ctx_err) = self
+            .0
+            .iter()
+            .find(|e| e.kind() == ToolErrorKind::MissingContext)
+        {
+            return ctx_err.clone();
+        }
+        combine(
+            tool,
+            self.0.iter().map(|e| e.message().to_string()).collect(),
+            ToolErrorKind::InvalidArguments,
+        )
+    }
+}
+
+fn combine(tool: &str, problems: Vec<String>, kind: ToolErrorKind) -> ToolError {
+    ToolError::new(
+        kind,
+        format!(
+            "invalid arguments for tool `{tool}`: {}",
+            problems.join("; ")
+        ),
+    )
+}
+
+/// Apply the precedence rule to one call's argument text. See the module docs.
+pub(crate) fn resolve(
+    plan: &Arc<ParamPlan>,
+    text: String,
+    ctx: &ToolContext,
+    call: CallInfo,
+    toolkit_layer: &ToolkitLayer,
+    policy: &ArgPolicy,
+) -> Result<ToolArgs, ToolError> {
+    let tool = &*plan.tool;
+    if text.len() > policy.max_bytes {
+        return Err(ToolError::invalid_arguments(format!(
+            "the arguments for tool `{tool}` are {} bytes; the limit is {} bytes",
+            text.len(),
+            policy.max_bytes
+        )));
+    }
+    let text = if text.trim().is_empty() {
+        "{}".to_string()
+    } else {
+        text
+    };
+
+    let mut slots = vec![Slot::Absent; plan.params.len()];
+    let mut problems = Vec::new();
+    let mut hidden = Vec::new();
+    {
+        let entries = match serde_json::from_str::<ArgMap<'_>>(&text) {
+            Ok(map) => map.0,
+            Err(e) => {
+                return Err(ToolError::invalid_arguments(format!(
+                    "the arguments for tool `{tool}` must be a JSON object: {e}"
+                )));
+            }
+        };
+        let base = text.as_ptr() as usize;
+        for (key, value) in entries {
+            if plan.dynamic {
+                continue;
+            }
+            let Some(index) = plan.params.iter().position(|p| p.name == *key) else {
+                if policy.unknown == UnknownArgs::Reject {
+                    problems.push(format!("unknown argument `{key}`"));
+                }
+                continue;
+            };
+            if plan.params[index].hidden {
+                match policy.hidden {
+                    HiddenArgs::Reject => hidden.push(key.into_owned()),
+                    HiddenArgs::Ignore => tracing::warn!(
+                        tool,
+                        parameter = %key,
+                        "the model sent a value for a hidden parameter; ignored"
+                    ),
+                }
+                continue;
+            }
+            if slots[index] != Slot::Absent {
+                problems.push(format!("argument `{key}` is given twice"));
+                continue;
+            }
+            // OpenAI strict mode makes every optional parameter required-but-nullable, so an
+            // explicit `null` for a parameter the model may omit means "omitted".
+            if value.get() == "null" && plan.params[index].kind != ParamKind::Required {
+                continue;
+            }
+            let start = value.get().as_ptr() as usize - base;
+            slots[index] = Slot::Model(start, start + value.get().len());
+        }
+    }
+
+    if !hidden.is_empty() {
+        let list = hidden
+            .iter()
+            .map(|h| format!("`{h}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ToolError::new(
+            ToolErrorKind::HiddenArgument,
+            format!(
+                "tool `{tool}` does not accept {list} from the model: it is set by the application; call the tool again without it"
+            ),
+        ));
+    }
+
+    for (param, slot) in plan.params.iter().zip(slots.iter_mut()) {
+        if *slot != Slot::Absent || !param.kind.is_json() {
+            continue;
+        }
+        if param.binding.is_some() {
+            *slot = Slot::Bound;
+        } else if param.kind == ParamKind::Required {
+            problems.push(format!("missing required argument `{}`", param.name));
+        } else if param.kind == ParamKind::Preset {
+            // `build()` refuses unbound presets, so this only happens for hand-made plans.
+            return Err(ToolError::new(
+                ToolErrorKind::MissingContext,
+                format!("tool `{tool}` is not configured correctly and could not run"),
+            )
+            .with_detail(format!(
+                "tool `{tool}`: #[preset] parameter `{}: {}` has no bound value",
+                param.name, param.rust_type
+            )));
+        }
+    }
+
+    if !problems.is_empty() {
+        // Only on the failure path: type-check the values that are present too, so the model
+        // hears about every problem in one round trip.
+        for (param, slot) in plan.params.iter().zip(&slots) {
+            if let (Slot::Model(start, end), Some(check)) = (*slot, param.check) {
+                if let Err(e) = check(&text[start..end]) {
+                    problems.push(e.describe(&param.name));
+                }
+            }
+        }
+        if plan.params.iter().any(|p| !p.hidden && p.kind.is_json()) {
+            let expected = plan
+                .params
+                .iter()
+                .filter(|p| !p.hidden && p.kind.is_json())
+                .map(|p| match p.kind {
+                    ParamKind::Required => format!("`{}` (required)", p.name),
+                    _ => format!("`{}`", p.name),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            problems.push(format!("the parameters are: {expected}"));
+        } else {
+            problems.push("this tool takes no arguments: send {}".into());
+        }
+        return Err(combine(tool, problems, ToolErrorKind::InvalidArguments));
+    }
+
+    Ok(ToolArgs {
+        text,
+        slots,
+        plan: plan.clone(),
+        ctx: ctx.for_call(call, Some(toolkit_layer)),
+    })
+}
+
+/// The top level of an argument object: keys with their values left as raw slices.
+struct ArgMap<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for ArgMap<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor;
+        impl<'de> Visitor<'de> for MapVisitor {
+            type Value = ArgMap<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object of named arguments")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    entries.push((key.0, value));
+                }
+                Ok(ArgMap(entries))
+            }
+        }
+        deserializer.deserialize_map(MapVisitor)
+    }
+}
+
+/// A key, borrowed from the input unless it contained escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an argument name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}

@@ -1,0 +1,294 @@
+//! [`ToolError`]: why a tool call produced no output, told twice — once for the model (short,
+//! no internals) and once for the operator (the source error, kept for tracing and hooks).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// What kind of failure a [`ToolError`] is. Callers branch on this, never on message text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The model's arguments were not valid JSON, not an object, of the wrong type, missing a
+    /// required parameter or carrying an unknown one. Never retried by the engine: the model
+    /// gets the message and may correct itself.
+    InvalidArguments,
+    /// No tool of that name is registered.
+    UnknownTool,
+    /// The tool exists but none of its groups is active in this scope.
+    Unavailable,
+    /// The model tried to set a hidden (preset or context) parameter.
+    HiddenArgument,
+    /// A `#[ctx]` parameter found no value in the call, agent or toolkit context.
+    MissingContext,
+    /// The tool did not finish within its deadline.
+    Timeout,
+    /// The tool ran and reported a failure.
+    Execution,
+    /// The tool panicked; the panic was contained.
+    Panicked,
+    /// The call was cancelled before the tool finished.
+    Cancelled,
+    /// A human or policy refused to run the call.
+    Denied,
+}
+
+impl ToolErrorKind {
+    /// A stable snake_case name, used in tracing fields and wire formats.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolErrorKind::InvalidArguments => "invalid_arguments",
+            ToolErrorKind::UnknownTool => "unknown_tool",
+            ToolErrorKind::Unavailable => "unavailable",
+            ToolErrorKind::HiddenArgument => "hidden_argument",
+            ToolErrorKind::MissingContext => "missing_context",
+            ToolErrorKind::Timeout => "timeout",
+            ToolErrorKind::Execution => "execution",
+            ToolErrorKind::Panicked => "panicked",
+            ToolErrorKind::Cancelled => "cancelled",
+            ToolErrorKind::Denied => "denied",
+        }
+    }
+}
+
+impl fmt::Display for ToolErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The operator-side cause of a [`ToolError`].
+pub type ErrorSource = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a tool call failed.
+///
+/// `ToolError` deliberately does **not** implement [`std::error::Error`]: like `anyhow::Error`,
+/// it converts from every error type instead (`impl<E: Error> From<E> for ToolError`), so a
+/// tool returning `Result<T, ToolError>` can use `?` on any error, and a tool returning
+/// `Result<T, MyError>` works too. The conversion makes an [`Execution`](ToolErrorKind::Execution)
+/// error whose model message is the error's `Display` text.
+///
+/// Cloning is cheap (the source is shared).
+#[derive(Clone)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: Cow<'static, str>,
+    source: Option<ErrorSource>,
+    retryable: bool,
+}
+
+impl ToolError {
+    /// An error of `kind` with a model-visible `message`.
+    pub fn new(kind: ToolErrorKind, message: impl Into<Cow<'static, str>>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+            source: None,
+            retryable: false,
+        }
+    }
+
+    /// A failure reported by the tool itself.
+    pub fn execution(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ToolErrorKind::Execution, message)
+    }
+
+    /// A transient failure reported by the tool: the engine may retry it.
+    pub fn retryable(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ToolErrorKind::Execution, message).with_retryable(true)
+    }
+
+    /// The model's arguments were wrong; `message` says which and how.
+    pub fn invalid_arguments(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ToolErrorKind::InvalidArguments, message)
+    }
+
+    /// Attach the operator-side cause (not shown to the model).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// Attach an operator-side detail given as text (not shown to the model).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.source = Some(Arc::new(Detail(detail.into())));
+        self
+    }
+
+    /// Mark whether the engine may retry this failure.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The text the model sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The operator-side cause, if any. Never shown to the model.
+    pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.source.as_deref()
+    }
+
+    /// Whether the engine may retry this failure.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("ToolError");
+        d.field("kind", &self.kind).field("message", &self.message);
+        if let Some(source) = &self.source {
+            d.field("source", &format_args!("{source}"));
+        }
+        d.field("retryable", &self.retryable).finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)?;
+        if let Some(source) = &self.source {
+            write!(f, " ({source})")?;
+        }
+        Ok(())
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::execution(error.to_string()).with_source(error)
+    }
+}
+
+/// A plain operator-side detail, for errors that have text but no error type.
+#[derive(Debug)]
+struct Detail(String);
+
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Detail {}
+
+/// Conversion of a tool's error type into a [`ToolError`].
+///
+/// Implemented for [`ToolError`] and for every `std::error::Error + Send + Sync + 'static`
+/// (an [`Execution`](ToolErrorKind::Execution) error whose model message is its `Display`).
+/// For a plain message, return `Err(ToolError::execution("..."))`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be turned into a tool error",
+    note = "a tool may return `Result<T, E>` where `E` is `ToolError` or implements `std::error::Error + Send + Sync + 'static`"
+)]
+pub trait IntoToolError {
+    /// Convert.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl<E: Into<ToolError>> IntoToolError for E {
+    fn into_tool_error(self) -> ToolError {
+        self.into()
+    }
+}
+
+/// A configuration mistake found by [`ToolkitBuilder::build`](crate::ToolkitBuilder::build).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A `#[preset]` parameter has no value bound with `.preset(..)`.
+    #[error(
+        "tool `{tool}`: the #[preset] parameter `{param}` ({ty}) is not bound; add `.preset(\"{param}\", value)` after registering it"
+    )]
+    UnboundPreset {
+        /// Tool name.
+        tool: String,
+        /// Parameter name.
+        param: String,
+        /// Rust type of the parameter.
+        ty: String,
+    },
+    /// Two tools have the same name.
+    #[error(
+        "two tools are named `{0}`; give one another name with `.register_as(\"other_name\", tool)`"
+    )]
+    DuplicateTool(String),
+    /// A group was declared twice.
+    #[error("the group `{0}` is declared twice")]
+    DuplicateGroup(String),
+    /// A tool names a group that was never declared.
+    #[error(
+        "tool `{tool}` is in group `{group}`, which is not declared; add `.group(\"{group}\", \"description\")` or `.inactive_group(..)` to the builder"
+    )]
+    UnknownGroup {
+        /// Tool name.
+        tool: String,
+        /// The undeclared group.
+        group: String,
+    },
+    /// `.preset` / `.default_arg` named a parameter the tool does not have.
+    #[error(
+        "{what}(\"{param}\", ..): no tool of this registration ({tools}) has a parameter `{param}`{hint}"
+    )]
+    UnknownParameter {
+        /// `preset` or `default_arg`.
+        what: &'static str,
+        /// The parameter named.
+        param: String,
+        /// Tools of the registration.
+        tools: String,
+        /// Extra help (the parameters that exist).
+        hint: String,
+    },
+    /// `.preset` / `.default_arg` targeted a parameter that cannot take a JSON value.
+    #[error("{what}(\"{param}\", ..) on tool `{tool}`: {reason}")]
+    InvalidBinding {
+        /// `preset` or `default_arg`.
+        what: &'static str,
+        /// Tool name.
+        tool: String,
+        /// Parameter name.
+        param: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A registration option was used before any tool was registered.
+    #[error(
+        "{0}(..) was called before any `.register(..)`; it applies to the tools registered just before it"
+    )]
+    NothingRegistered(&'static str),
+    /// An unknown group was named at runtime.
+    #[error("there is no tool group named `{name}`; groups: {known}")]
+    NoSuchGroup {
+        /// The name asked for.
+        name: String,
+        /// The groups that exist.
+        known: String,
+    },
+}
+
+/// Everything wrong with a builder, reported at once by
+/// [`ToolkitBuilder::build`](crate::ToolkitBuilder::build).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the toolkit configuration has {} error(s):\n{}", .errors.len(), list(.errors))]
+pub struct BuildError {
+    /// Every problem found.
+    pub errors: Vec<ConfigError>,
+}
+
+fn list(errors: &[ConfigError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("  - {e}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,115 @@
+//! The canonical JSON Schema (2020-12) of a tool's visible parameters, built from the
+//! per-parameter schemas that `#[tool]` generates with schemars.
+//!
+//! Built once per registration: presets bound with `.preset` leave the schema, values bound
+//! with `.default_arg` stay but become optional (with a `default`). Provider dialects are
+//! derived from this one schema by [`Dialect`](super::Dialect).
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use crate::args::PlannedParam;
+use crate::tool::{ParamKind, ToolSpec};
+
+/// The generator `#[tool]` uses for parameter schemas: draft 2020-12, `$defs` for shared types.
+pub fn schema_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// Schema of one parameter type (a `$ref` into the generator's `$defs` for named types).
+pub fn param_schema<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Value {
+    generator.subschema_for::<T>().to_value()
+}
+
+/// A self-contained schema for `T` (its own `$defs`, no `$schema`), used for output schemas.
+pub fn standalone_schema<T: JsonSchema + ?Sized>(_generator: &mut SchemaGenerator) -> Value {
+    let mut value = schema_generator().into_root_schema_for::<T>().to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("$schema");
+    }
+    value
+}
+
+/// Assemble the canonical input schema of one registration.
+pub(crate) fn input_schema(spec: &ToolSpec, planned: &[PlannedParam]) -> Value {
+    if let Some(schema) = &spec.input_schema {
+        return schema.clone();
+    }
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (decl, plan) in spec.params.iter().zip(planned) {
+        if plan.hidden || !decl.kind.is_json() {
+            continue;
+        }
+        let mut schema = decl.schema.clone();
+        if let Some(obj) = schema.as_object_mut() {
+            if let Some(desc) = &decl.description {
+                obj.insert("description".into(), Value::String(desc.to_string()));
+            }
+            if let Some(bound) = &plan.binding {
+                if let Ok(default) = serde_json::from_str::<Value>(bound.get()) {
+                    obj.insert("default".into(), default);
+                }
+            }
+        }
+        if decl.kind == ParamKind::Required && plan.binding.is_none() {
+            required.push(Value::String(decl.name.to_string()));
+        }
+        properties.insert(decl.name.to_string(), schema);
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), json!("object"));
+    root.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    root.insert("additionalProperties".into(), Value::Bool(false));
+    let defs = referenced_defs(&root, &spec.defs);
+    if !defs.is_empty() {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
+    Value::Object(root)
+}
+
+/// The definitions reachable from `root` through `#/$defs/..` references. Definitions used
+/// only by parameters that a registration hid are dropped, so no trace of them reaches a model.
+fn referenced_defs(root: &Map<String, Value>, defs: &Map<String, Value>) -> Map<String, Value> {
+    let mut keep = Map::new();
+    let mut pending: Vec<String> = Vec::new();
+    for value in root.values() {
+        collect_refs(value, &mut pending);
+    }
+    while let Some(name) = pending.pop() {
+        if keep.contains_key(&name) {
+            continue;
+        }
+        if let Some(def) = defs.get(&name) {
+            collect_refs(def, &mut pending);
+            keep.insert(name, def.clone());
+        }
+    }
+    // Keep the declaration order of the generator, for stable snapshots.
+    defs.iter()
+        .filter(|(k, _)| keep.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn collect_refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == "$ref" {
+                    if let Some(name) = v.as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+                        out.push(name.replace("~1", "/").replace("~0", "~"));
+                    }
+                } else {
+                    collect_refs(v, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}

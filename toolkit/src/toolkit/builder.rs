@@ -1,0 +1,412 @@
+//! [`ToolkitBuilder`]: registration, presets, groups and context, checked all at once by
+//! [`build`](ToolkitBuilder::build).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::{Entry, GroupInfo, Inner, Scope, Toolkit};
+use crate::args::{ArgPolicy, HiddenArgs, ParamPlan, PlannedParam, UnknownArgs};
+use crate::context::ToolkitLayer;
+use crate::definition::{ToolAnnotations, ToolDefinition};
+use crate::error::{BuildError, ConfigError};
+use crate::schema::{Dialect, NameMap, canonical};
+use crate::tool::{AgentTool, ParamKind, ToolSpec};
+
+/// Something that can be registered: one tool, or a set of tools sharing state.
+///
+/// Implemented for every [`AgentTool`] (what `#[tool]` generates), for `Arc<dyn AgentTool>`,
+/// and, through [`ToolSet`], for the types `#[tools]` is put on (by value or in an `Arc`).
+pub trait IntoTools {
+    /// The tools, ready to register.
+    fn into_tools(self) -> Vec<Arc<dyn AgentTool>>;
+}
+
+impl<T: AgentTool> IntoTools for T {
+    fn into_tools(self) -> Vec<Arc<dyn AgentTool>> {
+        vec![Arc::new(self)]
+    }
+}
+
+impl IntoTools for Arc<dyn AgentTool> {
+    fn into_tools(self) -> Vec<Arc<dyn AgentTool>> {
+        vec![self]
+    }
+}
+
+/// A value whose methods are tools; `#[tools]` on an `impl` block implements it.
+pub trait ToolSet: Send + Sync + 'static {
+    /// One tool per `#[tool]` method, each holding the shared value.
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn AgentTool>>;
+}
+
+impl<T: ToolSet> IntoTools for Arc<T> {
+    fn into_tools(self) -> Vec<Arc<dyn AgentTool>> {
+        self.tools()
+    }
+}
+
+struct GroupDecl {
+    name: String,
+    description: String,
+    active: bool,
+}
+
+/// A value bound with `.preset` or `.default_arg`, serialized when it was given.
+struct Binding {
+    param: String,
+    value: Result<Box<RawValue>, String>,
+    hides: bool,
+}
+
+struct Registration {
+    tools: Vec<Arc<dyn AgentTool>>,
+    rename: Option<String>,
+    bindings: Vec<Binding>,
+    extra_groups: Vec<String>,
+}
+
+/// Builds a [`Toolkit`]. Every method is infallible; [`build`](Self::build) reports every
+/// configuration mistake at once.
+///
+/// Registration options (`preset`, `default_arg`, `in_group`) apply to the tools of the
+/// `register` call just before them.
+#[must_use = "call .build() to get a Toolkit"]
+pub struct ToolkitBuilder {
+    groups: Vec<GroupDecl>,
+    registrations: Vec<Registration>,
+    context: ToolkitLayer,
+    policy: ArgPolicy,
+    errors: Vec<ConfigError>,
+}
+
+impl Default for ToolkitBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolkitBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        ToolkitBuilder {
+            groups: Vec::new(),
+            registrations: Vec::new(),
+            context: ToolkitLayer::default(),
+            policy: ArgPolicy::default(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Declare a tool group, active from the start.
+    pub fn group(self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.declare(name.into(), description.into(), true)
+    }
+
+    /// Declare a tool group that starts switched off.
+    pub fn inactive_group(self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.declare(name.into(), description.into(), false)
+    }
+
+    fn declare(mut self, name: String, description: String, active: bool) -> Self {
+        if self.groups.iter().any(|g| g.name == name) {
+            self.errors.push(ConfigError::DuplicateGroup(name));
+        } else {
+            self.groups.push(GroupDecl {
+                name,
+                description,
+                active,
+            });
+        }
+        self
+    }
+
+    /// Register a tool (or every tool of a `#[tools]` value).
+    pub fn register(mut self, tools: impl IntoTools) -> Self {
+        self.registrations.push(Registration {
+            tools: tools.into_tools(),
+            rename: None,
+            bindings: Vec::new(),
+            extra_groups: Vec::new(),
+        });
+        self
+    }
+
+    /// Register one tool under another name. The same tool may be registered several times
+    /// under different names, each with its own presets.
+    pub fn register_as(mut self, name: impl Into<String>, tool: impl AgentTool) -> Self {
+        self.registrations.push(Registration {
+            tools: vec![Arc::new(tool)],
+            rename: Some(name.into()),
+            bindings: Vec::new(),
+            extra_groups: Vec::new(),
+        });
+        self
+    }
+
+    /// Bind `param` of the last registration to `value` and hide it from the model. Required
+    /// for every `#[preset]` parameter; allowed on visible parameters too (which then leave the
+    /// schema). A model value for it is refused (see [`HiddenArgs`]).
+    pub fn preset(self, param: impl Into<String>, value: impl Serialize) -> Self {
+        self.bind("preset", param.into(), value, true)
+    }
+
+    /// Give a visible `param` of the last registration a default. It stays in the schema (no
+    /// longer required); a value from the model wins.
+    pub fn default_arg(self, param: impl Into<String>, value: impl Serialize) -> Self {
+        self.bind("default_arg", param.into(), value, false)
+    }
+
+    fn bind(
+        mut self,
+        what: &'static str,
+        param: String,
+        value: impl Serialize,
+        hides: bool,
+    ) -> Self {
+        let value = serde_json::value::to_raw_value(&value).map_err(|e| e.to_string());
+        match self.registrations.last_mut() {
+            Some(reg) => reg.bindings.push(Binding {
+                param,
+                value,
+                hides,
+            }),
+            None => self.errors.push(ConfigError::NothingRegistered(what)),
+        }
+        self
+    }
+
+    /// Add the tools of the last registration to `group` (besides the groups they declare).
+    pub fn in_group(mut self, group: impl Into<String>) -> Self {
+        match self.registrations.last_mut() {
+            Some(reg) => reg.extra_groups.push(group.into()),
+            None => self.errors.push(ConfigError::NothingRegistered("in_group")),
+        }
+        self
+    }
+
+    /// Put `value` into the toolkit's context layer (the lowest: agent and call contexts
+    /// override it for the same type).
+    pub fn context<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.context.insert(value);
+        self
+    }
+
+    /// What to do when the model sends a value for a hidden parameter (default: reject).
+    pub fn hidden_args(mut self, policy: HiddenArgs) -> Self {
+        self.policy.hidden = policy;
+        self
+    }
+
+    /// What to do with arguments a tool does not declare (default: reject).
+    pub fn unknown_args(mut self, policy: UnknownArgs) -> Self {
+        self.policy.unknown = policy;
+        self
+    }
+
+    /// Largest argument text accepted for one call (default 4 MiB); larger calls get a
+    /// model-visible error without being parsed.
+    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.policy.max_bytes = bytes;
+        self
+    }
+
+    /// Check everything and build the toolkit. Fails with every mistake found: unbound
+    /// `#[preset]`s, duplicate tool or group names, undeclared groups, bindings naming a
+    /// parameter that does not exist or has the wrong type.
+    pub fn build(self) -> Result<Toolkit, BuildError> {
+        let ToolkitBuilder {
+            groups,
+            registrations,
+            context,
+            policy,
+            mut errors,
+        } = self;
+        let group_ids: HashMap<&str, usize> = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.as_str(), i))
+            .collect();
+
+        let mut entries = Vec::new();
+        let mut by_name = HashMap::new();
+        for reg in &registrations {
+            let specs: Vec<ToolSpec> = reg.tools.iter().map(|t| t.spec()).collect();
+            check_bindings_exist(reg, &specs, &mut errors);
+            for (tool, spec) in reg.tools.iter().zip(specs) {
+                let name = reg.rename.clone().unwrap_or_else(|| spec.name.to_string());
+                let plan = plan_params(&name, &spec, &reg.bindings, &mut errors);
+                let mut tool_groups = Vec::new();
+                for g in spec
+                    .options
+                    .groups
+                    .iter()
+                    .map(|g| &**g)
+                    .chain(reg.extra_groups.iter().map(String::as_str))
+                {
+                    match group_ids.get(g) {
+                        Some(&id) if !tool_groups.contains(&id) => tool_groups.push(id),
+                        Some(_) => {}
+                        None => errors.push(ConfigError::UnknownGroup {
+                            tool: name.clone(),
+                            group: g.to_string(),
+                        }),
+                    }
+                }
+                if by_name.insert(name.clone(), entries.len()).is_some() {
+                    errors.push(ConfigError::DuplicateTool(name.clone()));
+                }
+                let mut definition = ToolDefinition::new(
+                    name.clone(),
+                    spec.description.to_string(),
+                    canonical::input_schema(&spec, &plan.params),
+                )
+                .with_annotations(ToolAnnotations {
+                    title: None,
+                    read_only: spec.options.read_only,
+                    idempotent: spec.options.idempotent,
+                    destructive: spec.options.destructive,
+                });
+                if let Some(out) = &spec.output_schema {
+                    definition = definition.with_output_schema(out.clone());
+                }
+                entries.push(Entry {
+                    tool: tool.clone(),
+                    plan: Arc::new(plan),
+                    definition,
+                    groups: tool_groups,
+                    options: spec.options,
+                    rendered: Default::default(),
+                });
+            }
+        }
+        if !errors.is_empty() {
+            return Err(BuildError { errors });
+        }
+
+        let names: Vec<&str> = entries.iter().map(|e| e.definition.name()).collect();
+        let name_maps = Dialect::ALL.map(|d| NameMap::new(d, names.iter().copied()));
+        let default_active: Vec<bool> = groups.iter().map(|g| g.active).collect();
+        let inner = Inner {
+            entries,
+            by_name,
+            groups: groups
+                .into_iter()
+                .map(|g| GroupInfo {
+                    name: g.name,
+                    description: g.description,
+                })
+                .collect(),
+            name_maps,
+            context,
+            policy,
+            default_scope: Arc::new(Scope::root(default_active)),
+        };
+        let inner = Arc::new(inner);
+        Ok(Toolkit {
+            scope: inner.default_scope.clone(),
+            inner,
+        })
+    }
+}
+
+/// A binding must name a parameter of at least one tool of its registration.
+fn check_bindings_exist(reg: &Registration, specs: &[ToolSpec], errors: &mut Vec<ConfigError>) {
+    for b in &reg.bindings {
+        if specs
+            .iter()
+            .any(|s| s.params.iter().any(|p| p.name == b.param))
+        {
+            continue;
+        }
+        let tools = specs
+            .iter()
+            .map(|s| format!("`{}`", s.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let params: Vec<String> = specs
+            .iter()
+            .flat_map(|s| s.params.iter().map(|p| format!("`{}`", p.name)))
+            .collect();
+        let hint = if params.is_empty() {
+            String::new()
+        } else {
+            format!("; its parameters are {}", params.join(", "))
+        };
+        errors.push(ConfigError::UnknownParameter {
+            what: if b.hides { "preset" } else { "default_arg" },
+            param: b.param.clone(),
+            tools,
+            hint,
+        });
+    }
+}
+
+/// Apply a registration's bindings to one tool's parameters.
+fn plan_params(
+    tool: &str,
+    spec: &ToolSpec,
+    bindings: &[Binding],
+    errors: &mut Vec<ConfigError>,
+) -> ParamPlan {
+    let mut params = Vec::with_capacity(spec.params.len());
+    for p in &spec.params {
+        let mut planned = PlannedParam {
+            name: p.name.clone(),
+            kind: p.kind,
+            rust_type: p.rust_type,
+            check: p.check,
+            hidden: !p.kind.is_visible(),
+            binding: None,
+        };
+        // The last binding of a name wins, like repeated builder calls usually do.
+        if let Some(b) = bindings.iter().rev().find(|b| b.param == p.name) {
+            let what = if b.hides { "preset" } else { "default_arg" };
+            let refuse = |reason: String| ConfigError::InvalidBinding {
+                what,
+                tool: tool.to_string(),
+                param: p.name.to_string(),
+                reason,
+            };
+            if p.kind == ParamKind::Context {
+                errors.push(refuse(
+                    "it is a #[ctx] parameter, filled by type from the context; put the value in the context instead".into(),
+                ));
+            } else if p.kind == ParamKind::Preset && !b.hides {
+                errors.push(refuse(
+                    "it is a #[preset] parameter; bind it with .preset(..)".into(),
+                ));
+            } else {
+                match &b.value {
+                    Err(e) => errors.push(refuse(format!("the value cannot be serialized: {e}"))),
+                    Ok(raw) => {
+                        if let Some(Err(e)) = p.check.map(|check| check(raw.get())) {
+                            errors.push(refuse(format!(
+                                "the value {} does not fit the parameter type `{}`: {e}",
+                                raw.get(),
+                                p.rust_type
+                            )));
+                        }
+                        planned.binding = Some(raw.clone());
+                        planned.hidden |= b.hides;
+                    }
+                }
+            }
+        }
+        if p.kind == ParamKind::Preset && planned.binding.is_none() {
+            errors.push(ConfigError::UnboundPreset {
+                tool: tool.to_string(),
+                param: p.name.to_string(),
+                ty: p.rust_type.to_string(),
+            });
+        }
+        params.push(planned);
+    }
+    ParamPlan {
+        tool: Arc::from(tool),
+        params,
+        dynamic: spec.input_schema.is_some(),
+    }
+}

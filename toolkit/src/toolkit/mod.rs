@@ -1,0 +1,322 @@
+//! The [`Toolkit`]: a registry of tools with groups switched at runtime, the argument resolver,
+//! and dispatch of model calls.
+
+mod builder;
+mod scope;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures::FutureExt;
+use serde_json::Value;
+
+pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
+use scope::Scope;
+
+use crate::args::{self, ArgPolicy, ParamPlan};
+use crate::context::{CallInfo, ToolContext, ToolkitLayer};
+use crate::definition::ToolDefinition;
+use crate::error::{ConfigError, ToolError, ToolErrorKind};
+use crate::schema::{Dialect, NameMap};
+use crate::tool::{AgentTool, ToolCall, ToolFuture, ToolOptions, ToolResult};
+
+/// A declared tool group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupInfo {
+    /// The group's name.
+    pub name: String,
+    /// What its tools are for (shown to agents that manage their own groups).
+    pub description: String,
+}
+
+/// One registration of one tool.
+struct Entry {
+    tool: Arc<dyn AgentTool>,
+    plan: Arc<ParamPlan>,
+    definition: ToolDefinition,
+    /// Group ids; empty means always active.
+    groups: Vec<usize>,
+    options: ToolOptions,
+    /// Provider renderings, made on first use.
+    rendered: [OnceLock<Value>; 5],
+}
+
+struct Inner {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    groups: Vec<GroupInfo>,
+    name_maps: [NameMap; 5],
+    context: ToolkitLayer,
+    policy: ArgPolicy,
+    default_scope: Arc<Scope>,
+}
+
+/// Tools, their groups, and dispatch of model calls.
+///
+/// Cloning is cheap and clones share everything, group state included. For independent group
+/// state over the same tools (one per agent or session), use [`view`](Self::view).
+///
+/// ```
+/// use agent_toolkit::prelude::*;
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # tokio_test_block(async {
+/// let toolkit = Toolkit::builder().register(Add).build().unwrap();
+/// let result = toolkit.call(ToolCall::new("1", "add", r#"{"a": 2, "b": 3}"#), &ToolContext::new()).await;
+/// assert_eq!(result.model_text(), "5");
+/// # });
+/// # fn tokio_test_block(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Toolkit {
+    inner: Arc<Inner>,
+    scope: Arc<Scope>,
+}
+
+impl std::fmt::Debug for Toolkit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolkit")
+            .field("tools", &self.inner.entries.len())
+            .field("groups", &self.inner.groups)
+            .field(
+                "view",
+                &!Arc::ptr_eq(&self.scope, &self.inner.default_scope),
+            )
+            .finish()
+    }
+}
+
+impl Toolkit {
+    /// Start building a toolkit.
+    pub fn builder() -> ToolkitBuilder {
+        ToolkitBuilder::new()
+    }
+
+    /// A handle over the same tools with its own group state: toggles made through it are seen
+    /// only by it (and its clones), while groups it never toggled follow the toolkit-wide
+    /// state. Give one to each agent or session sharing a toolkit. Cheap: no tool is copied.
+    pub fn view(&self) -> Toolkit {
+        Toolkit {
+            inner: self.inner.clone(),
+            scope: Arc::new(Scope::overlay(self.inner.groups.len())),
+        }
+    }
+
+    /// Switch a group on or off in this toolkit's scope (toolkit-wide for the toolkit itself,
+    /// local for a [`view`](Self::view)).
+    pub fn set_group_active(&self, group: &str, active: bool) -> Result<(), ConfigError> {
+        let id = self.group_id(group)?;
+        self.scope.set(id, active);
+        Ok(())
+    }
+
+    /// Whether a group is on in this scope.
+    pub fn is_group_active(&self, group: &str) -> Result<bool, ConfigError> {
+        let id = self.group_id(group)?;
+        Ok(self.active_groups()[id])
+    }
+
+    /// Every declared group.
+    pub fn groups(&self) -> &[GroupInfo] {
+        &self.inner.groups
+    }
+
+    /// Definitions of the tools active in this scope, in registration order. Cached: rebuilt
+    /// only when the active set changes; each call costs one reference count per tool.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        // Versions first: a toggle racing with the rebuild then invalidates what we cache.
+        let versions = self.versions();
+        self.scope.cached(versions, || {
+            let active = self.active_groups();
+            self.inner
+                .entries
+                .iter()
+                .filter(|e| is_active(e, &active))
+                .map(|e| e.definition.clone())
+                .collect()
+        })
+    }
+
+    /// The active tools in one provider's wire format (names sanitised for it; calls using
+    /// the sanitised names are mapped back by [`call`](Self::call)).
+    pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
+        let active = self.active_groups();
+        let map = &self.inner.name_maps[dialect as usize];
+        self.inner
+            .entries
+            .iter()
+            .filter(|e| is_active(e, &active))
+            .map(|e| {
+                e.rendered[dialect as usize]
+                    .get_or_init(|| {
+                        let name = map
+                            .wire_name(e.definition.name())
+                            .unwrap_or(e.definition.name());
+                        dialect.render(&e.definition, name)
+                    })
+                    .clone()
+            })
+            .collect()
+    }
+
+    /// The definition of one registered tool (active or not).
+    pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.lookup(name).map(|i| &self.inner.entries[i].definition)
+    }
+
+    /// The options of one registered tool.
+    pub fn options(&self, name: &str) -> Option<&ToolOptions> {
+        self.lookup(name).map(|i| &self.inner.entries[i].options)
+    }
+
+    /// The registered name behind a name used on the wire of `dialect`.
+    pub fn original_name<'a>(&'a self, dialect: Dialect, wire: &'a str) -> Option<&'a str> {
+        self.inner.name_maps[dialect as usize].original_name(wire)
+    }
+
+    /// Run one call. Always returns exactly one result: argument errors, unknown or switched-off
+    /// tools, tool failures and panics all become model-visible error results.
+    pub async fn call(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
+        let ToolCall {
+            id,
+            name,
+            arguments,
+        } = call;
+        let outcome = match self.prepare(&id, &name, arguments, ctx) {
+            Ok(future) => AssertUnwindSafe(future)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| Err(panicked(&name, panic))),
+            Err(e) => Err(e),
+        };
+        ToolResult {
+            call_id: id,
+            name,
+            outcome,
+        }
+    }
+
+    /// Look the tool up, check it is active, resolve its arguments and start it.
+    fn prepare(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: String,
+        ctx: &ToolContext,
+    ) -> Result<ToolFuture, ToolError> {
+        let Some(index) = self.lookup(name) else {
+            return Err(ToolError::new(
+                ToolErrorKind::UnknownTool,
+                format!(
+                    "there is no tool named `{name}`; available tools: {}",
+                    self.available_list()
+                ),
+            ));
+        };
+        let entry = &self.inner.entries[index];
+        if !entry.groups.is_empty() && !is_active(entry, &self.active_groups()) {
+            return Err(ToolError::new(
+                ToolErrorKind::Unavailable,
+                format!(
+                    "tool `{name}` is not available; available tools: {}",
+                    self.available_list()
+                ),
+            ));
+        }
+        let info = CallInfo {
+            call_id: Arc::from(id),
+            tool_name: entry.plan.tool.clone(),
+        };
+        let args = args::resolve(
+            &entry.plan,
+            arguments,
+            ctx,
+            info,
+            &self.inner.context,
+            &self.inner.policy,
+        )?;
+        let tool = &entry.tool;
+        std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(args)))
+            .map_err(|p| panicked(name, p))
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        if let Some(&i) = self.inner.by_name.get(name) {
+            return Some(i);
+        }
+        self.inner
+            .name_maps
+            .iter()
+            .find_map(|m| m.original_name(name))
+            .and_then(|original| self.inner.by_name.get(original).copied())
+    }
+
+    fn available_list(&self) -> String {
+        let active = self.active_groups();
+        let names: Vec<&str> = self
+            .inner
+            .entries
+            .iter()
+            .filter(|e| is_active(e, &active))
+            .map(|e| e.definition.name())
+            .collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    fn group_id(&self, group: &str) -> Result<usize, ConfigError> {
+        self.inner
+            .groups
+            .iter()
+            .position(|g| g.name == group)
+            .ok_or_else(|| ConfigError::NoSuchGroup {
+                name: group.to_string(),
+                known: self
+                    .inner
+                    .groups
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Effective group state of this scope: its overrides over the toolkit-wide state.
+    fn active_groups(&self) -> Vec<bool> {
+        let base = self.inner.default_scope.snapshot();
+        if Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
+            return base;
+        }
+        self.scope.overlay_on(base)
+    }
+
+    fn versions(&self) -> (u64, u64) {
+        (self.inner.default_scope.version(), self.scope.version())
+    }
+}
+
+fn is_active(entry: &Entry, active: &[bool]) -> bool {
+    entry.groups.is_empty() || entry.groups.iter().any(|&g| active[g])
+}
+
+fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> ToolError {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".into());
+    ToolError::new(
+        ToolErrorKind::Panicked,
+        format!("tool `{tool}` failed unexpectedly"),
+    )
+    .with_detail(format!("tool `{tool}` panicked: {detail}"))
+}

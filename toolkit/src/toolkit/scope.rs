@@ -1,0 +1,85 @@
+//! Group state of one scope: the toolkit-wide default, or a view's overrides on top of it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::definition::ToolDefinition;
+
+/// One scope's group switches and its cached definitions.
+pub(super) struct Scope {
+    /// For the root scope every entry is `Some`; for a view, `None` means "follow the root".
+    state: Mutex<Vec<Option<bool>>>,
+    version: AtomicU64,
+    cache: Mutex<Option<((u64, u64), Vec<ToolDefinition>)>>,
+}
+
+impl Scope {
+    pub(super) fn root(active: Vec<bool>) -> Self {
+        Scope {
+            state: Mutex::new(active.into_iter().map(Some).collect()),
+            version: AtomicU64::new(0),
+            cache: Mutex::new(None),
+        }
+    }
+
+    pub(super) fn overlay(groups: usize) -> Self {
+        Scope {
+            state: Mutex::new(vec![None; groups]),
+            version: AtomicU64::new(0),
+            cache: Mutex::new(None),
+        }
+    }
+
+    pub(super) fn set(&self, group: usize, active: bool) {
+        let mut state = lock(&self.state);
+        if state[group] != Some(active) {
+            state[group] = Some(active);
+            self.version.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    pub(super) fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// The root's state (every entry set).
+    pub(super) fn snapshot(&self) -> Vec<bool> {
+        lock(&self.state)
+            .iter()
+            .map(|s| s.unwrap_or(false))
+            .collect()
+    }
+
+    /// This view's overrides applied to the root's state.
+    pub(super) fn overlay_on(&self, mut base: Vec<bool>) -> Vec<bool> {
+        for (b, o) in base.iter_mut().zip(lock(&self.state).iter()) {
+            if let Some(o) = o {
+                *b = *o;
+            }
+        }
+        base
+    }
+
+    /// The cached definitions for `versions`, rebuilt with `build` when stale.
+    pub(super) fn cached(
+        &self,
+        versions: (u64, u64),
+        build: impl FnOnce() -> Vec<ToolDefinition>,
+    ) -> Vec<ToolDefinition> {
+        let mut cache = lock(&self.cache);
+        match &*cache {
+            Some((v, defs)) if *v == versions => defs.clone(),
+            _ => {
+                let defs = build();
+                *cache = Some((versions, defs.clone()));
+                defs
+            }
+        }
+    }
+}
+
+/// Group state stays consistent even if a thread panicked while holding the lock (every
+/// write is a single assignment), so a poisoned lock is simply used.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
