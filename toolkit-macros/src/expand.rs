@@ -23,6 +23,16 @@ pub(crate) fn tool_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#e #item);
         }
     };
+    if let Some(syn::FnArg::Receiver(receiver)) = func.sig.inputs.first() {
+        // A method outside `#[tools]`: only the error, and the method untouched, because a
+        // struct or a `const _` emitted inside an `impl` block would add errors of its own.
+        let e = syn::Error::new_spanned(
+            receiver,
+            "`#[tool]` on a method needs `#[tools]` on its `impl` block: put `#[tools]` on the impl",
+        )
+        .to_compile_error();
+        return quote!(#e #item);
+    }
     let mut errors = Errors::default();
     let model = model::analyze(attr, &func.attrs, &mut func.sig, Place::Free, &mut errors);
     let vis = &func.vis;
@@ -254,7 +264,10 @@ fn tool_impl(
             Kind::Optional => quote_spanned!(span=>
                 let #ident: __at::Option<#ty> = __errors.take(__args.value::<#ty>(#index)).map(__at::Option::flatten);
             ),
+            // The user's default expression may be a plain constructor; clippy must not ask
+            // them to rewrite code they never wrote.
             Kind::Defaulted(expr) => quote_spanned!(span=>
+                #[allow(clippy::redundant_closure, clippy::unwrap_or_default)]
                 let #ident: __at::Option<#ty> = __errors.take(__args.value::<#ty>(#index)).map(|__v| __v.unwrap_or_else(|| #expr));
             ),
             Kind::Context => {

@@ -79,10 +79,8 @@ pub(crate) fn classify(arg: &mut PatType, errors: &mut Errors) -> Option<Param> 
         .as_ref()
         .map(LitStr::value)
         .unwrap_or_else(|| name.strip_prefix("r#").unwrap_or(&name).to_string());
-    if let Some(r) = &rename {
-        if r.value().is_empty() {
-            errors.at(r, "`rename` cannot be empty");
-        }
+    if let Some(r) = rename.as_ref().filter(|r| r.value().is_empty()) {
+        errors.at(r, "`rename` cannot be empty");
     }
 
     let kind = match hidden {

@@ -1,6 +1,6 @@
 //! Where each argument comes from: the precedence resolver and the [`ToolArgs`] it produces.
 //!
-//! [`resolve`] is the one place that applies the rule of the crate docs (first hit wins):
+//! `resolve` is the one place that applies the rule of the crate docs (first hit wins):
 //!
 //! 1. the model's arguments — for visible parameters only; a model value for a hidden
 //!    parameter is refused ([`HiddenArgs::Reject`]) or dropped ([`HiddenArgs::Ignore`]);
@@ -215,11 +215,9 @@ impl TypeMismatch {
         if self.path == "." {
             format!("argument `{param}`: {}", self.message)
         } else {
-            format!(
-                "argument `{param}.{}`: {}",
-                self.path.trim_start_matches('.'),
-                self.message
-            )
+            let path = self.path.trim_start_matches('.');
+            let dot = if path.starts_with('[') { "" } else { "." };
+            format!("argument `{param}{dot}{path}`: {}", self.message)
         }
     }
 }
@@ -400,10 +398,10 @@ pub(crate) fn resolve(
         // Only on the failure path: type-check the values that are present too, so the model
         // hears about every problem in one round trip.
         for (param, slot) in plan.params.iter().zip(&slots) {
-            if let (Slot::Model(start, end), Some(check)) = (*slot, param.check) {
-                if let Err(e) = check(&text[start..end]) {
-                    problems.push(e.describe(&param.name));
-                }
+            if let (Slot::Model(start, end), Some(check)) = (*slot, param.check)
+                && let Err(e) = check(&text[start..end])
+            {
+                problems.push(e.describe(&param.name));
             }
         }
         if plan.params.iter().any(|p| !p.hidden && p.kind.is_json()) {

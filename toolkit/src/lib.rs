@@ -9,7 +9,77 @@ pub mod schema;
 pub mod tool;
 pub mod toolkit;
 
-pub use agent_toolkit_macros::{tool, tools};
+/// Turn a function into an agent tool.
+///
+/// Generates a unit struct named in PascalCase (`get_weather` → `GetWeather`) that implements
+/// [`AgentTool`]; register it with [`ToolkitBuilder::register`]. The function itself is left
+/// as it was and stays callable. `async fn` and plain `fn` both work.
+///
+/// **Options** (`#[tool(...)]`): `name = ".."` (default: the function's name),
+/// `description = ".."` (default: the doc comment; one of the two is required),
+/// `group = ".."` (repeatable), the flags `read_only`, `idempotent`, `destructive`,
+/// `sequential`, `background`, `requires_approval`, and `timeout = "30s"` (`ms`, `s`, `m`,
+/// `h`), `retries = N`. They are stored in [`ToolOptions`].
+///
+/// **Parameters**: unmarked parameters are visible to the model and need
+/// `serde::Deserialize + schemars::JsonSchema`; `Option<T>` is not required, and
+/// `#[arg(default = expr)]` (or `#[arg(default)]` for `Default::default()`) makes one optional
+/// with a default. `#[arg(rename = "..", description = "..")]` or a `///` comment on the
+/// parameter set its wire name and description. Hidden parameters: `#[preset]` (bound with
+/// [`ToolkitBuilder::preset`]; the build fails if it is not) and `#[ctx]` (any
+/// [`FromToolContext`] type, e.g. [`Ctx<T>`], [`ToolEmitter`], [`CallInfo`],
+/// [`CancellationToken`]).
+///
+/// **Returns**: anything [`IntoToolOutput`]. Mistakes are compile errors at the offending
+/// token, all reported at once.
+///
+/// ```
+/// use agent_toolkit::prelude::*;
+///
+/// /// Search the document index.
+/// #[tool(read_only, timeout = "5s")]
+/// async fn search(
+///     /// What to look for.
+///     query: String,
+///     #[arg(default = 10)] limit: usize,
+///     #[preset] index: String,
+/// ) -> String {
+///     format!("{limit} results for {query} in {index}")
+/// }
+///
+/// let toolkit = Toolkit::builder().register(Search).preset("index", "docs").build().unwrap();
+/// assert_eq!(toolkit.definitions()[0].name(), "search");
+/// ```
+#[doc(inline)]
+pub use agent_toolkit_macros::tool;
+
+/// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
+///
+/// The methods must take `&self`: the value is shared behind an `Arc` by all calls. Register
+/// the value (or an `Arc` of it) once to register every tool.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use agent_toolkit::prelude::*;
+///
+/// struct Counter(AtomicU64);
+///
+/// #[tools]
+/// impl Counter {
+///     /// Add one and return the new count.
+///     #[tool]
+///     fn increment(&self) -> u64 { self.0.fetch_add(1, Ordering::Relaxed) + 1 }
+///
+///     /// Read the count.
+///     #[tool(read_only)]
+///     fn get(&self) -> u64 { self.0.load(Ordering::Relaxed) }
+/// }
+///
+/// let toolkit = Toolkit::builder().register(Counter(AtomicU64::new(0))).build().unwrap();
+/// assert_eq!(toolkit.definitions().len(), 2);
+/// ```
+#[doc(inline)]
+pub use agent_toolkit_macros::tools;
 pub use args::{ArgPolicy, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
 pub use context::{
     CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,

@@ -47,10 +47,10 @@ pub(crate) fn input_schema(spec: &ToolSpec, planned: &[PlannedParam]) -> Value {
             if let Some(desc) = &decl.description {
                 obj.insert("description".into(), Value::String(desc.to_string()));
             }
-            if let Some(bound) = &plan.binding {
-                if let Ok(default) = serde_json::from_str::<Value>(bound.get()) {
-                    obj.insert("default".into(), default);
-                }
+            if let Some(bound) = &plan.binding
+                && let Ok(default) = serde_json::from_str::<Value>(bound.get())
+            {
+                obj.insert("default".into(), default);
             }
         }
         if decl.kind == ParamKind::Required && plan.binding.is_none() {

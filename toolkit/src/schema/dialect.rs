@@ -122,7 +122,7 @@ impl Dialect {
 
 /// Most `$ref` expansions one pass performs. Inlining a DAG of definitions can grow the
 /// schema exponentially; past this budget, references are no longer expanded.
-const INLINE_BUDGET: usize = 512;
+const INLINE_BUDGET: usize = 2048;
 
 /// Deepest nesting a pass descends into. `serde_json` refuses to parse deeper documents
 /// anyway; this only protects against stack exhaustion on hand-built values.
@@ -235,7 +235,8 @@ pub(crate) struct Refs<'a> {
 pub(crate) enum Unexpandable {
     /// Not a local reference, or nothing at that location.
     Dangling,
-    /// Already being expanded `depth` times on the current path, or the budget is spent.
+    /// Already expanded the allowed number of times on the current path, or the budget
+    /// is spent.
     Recursive,
 }
 
@@ -258,13 +259,15 @@ impl<'a> Refs<'a> {
         self.root.pointer(&pointer)
     }
 
-    /// How many times `reference` is being expanded on the current path.
+    /// How many times `reference` is being expanded on the current path. References are
+    /// compared percent-decoded, so `A%3CT%3E` and `A<T>` count as the same definition.
     pub(crate) fn depth(&self, reference: &str) -> usize {
-        self.stack.iter().filter(|r| *r == reference).count()
+        let key = percent_decode(reference);
+        self.stack.iter().filter(|r| **r == key).count()
     }
 
-    /// Starts expanding `reference` unless it is already expanded more than `max_depth`
-    /// times on this path or the budget is spent; the caller must [`Refs::truncate`] back
+    /// Starts expanding `reference` unless it is already expanded `max_depth` times on
+    /// this path or the budget is spent; the caller must [`Refs::truncate`] back
     /// to [`Refs::mark`] once the expanded sub-tree is done.
     pub(crate) fn enter(
         &mut self,
@@ -276,13 +279,13 @@ impl<'a> Refs<'a> {
             return Err(Unexpandable::Recursive);
         }
         self.budget -= 1;
-        self.stack.push(reference.to_owned());
+        self.stack.push(percent_decode(reference));
         Ok(target)
     }
 
     /// Marks a definition as being expanded while its body is transformed in place.
-    pub(crate) fn push(&mut self, reference: String) {
-        self.stack.push(reference);
+    pub(crate) fn push(&mut self, reference: &str) {
+        self.stack.push(percent_decode(reference));
     }
 
     /// Current stack height, to restore with [`Refs::truncate`].

@@ -5,12 +5,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::definition::ToolDefinition;
 
+/// Definitions built for one pair of (toolkit-wide, scope) state versions.
+type Cached = ((u64, u64), Vec<ToolDefinition>);
+
 /// One scope's group switches and its cached definitions.
 pub(super) struct Scope {
     /// For the root scope every entry is `Some`; for a view, `None` means "follow the root".
     state: Mutex<Vec<Option<bool>>>,
     version: AtomicU64,
-    cache: Mutex<Option<((u64, u64), Vec<ToolDefinition>)>>,
+    cache: Mutex<Option<Cached>>,
 }
 
 impl Scope {

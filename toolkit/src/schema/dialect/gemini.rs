@@ -138,6 +138,7 @@ fn merge_enum_branches(map: &mut Map<String, Value>) {
         };
         if let Some(Value::String(text)) = branch.get("description") {
             let names: Vec<&str> = branch_values.iter().filter_map(Value::as_str).collect();
+            let text = text.trim_end_matches('.');
             notes.push(format!("{}: {text}", names.join("/")));
         }
         values.extend(branch_values.iter().cloned());

@@ -129,12 +129,6 @@ fn strictify(node: &mut Value, refs: &mut Refs<'_>, depth: usize) {
     let mark = refs.mark();
     loop {
         map.remove("$schema");
-        // `default` is not part of the subset. The model still needs it to know what sending
-        // `null` for an optional parameter means, so it goes into the description.
-        match map.remove("default") {
-            None | Some(Value::Null) => {}
-            Some(value) => append_description(map, &format!("(default: {value})")),
-        }
         one_of_to_any_of(map);
         if let Some(reference) = ref_with_siblings(map) {
             match refs.enter(&reference, 1) {
@@ -157,12 +151,19 @@ fn strictify(node: &mut Value, refs: &mut Refs<'_>, depth: usize) {
         }
         break;
     }
+    // `default` is not part of the subset. The model still needs it to know what sending
+    // `null` for an optional parameter means, so it goes into the description. Done after
+    // inlining, where the reference's own description has already won over the target's.
+    match map.remove("default") {
+        None | Some(Value::Null) => {}
+        Some(value) => append_description(map, &format!("(default: {value})")),
+    }
     for (slot, child) in subschemas_mut(map) {
         let child_mark = refs.mark();
         if depth == 0
             && let Some(reference) = definition_ref(slot)
         {
-            refs.push(reference);
+            refs.push(&reference);
         }
         strictify(child, refs, depth + 1);
         refs.truncate(child_mark);

@@ -103,6 +103,15 @@ fn enter_stops_at_the_recursion_depth() {
 }
 
 #[test]
+fn percent_encoded_references_count_as_the_same_definition() {
+    let root = json!({"$defs": {"A<T>": {}}});
+    let mut refs = Refs::new(&root);
+    assert!(refs.enter("#/$defs/A%3CT%3E", 1).is_ok());
+    assert_eq!(refs.depth("#/$defs/A<T>"), 1);
+    assert_eq!(refs.enter("#/$defs/A<T>", 1), Err(Unexpandable::Recursive));
+}
+
+#[test]
 fn merge_unions_properties_and_required_and_keeps_own_annotations() {
     let mut dst =
         into_map(json!({"description": "mine", "properties": {"a": {}}, "required": ["a"]}));
