@@ -20,7 +20,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use smallvec::SmallVec;
 use serde_json::value::RawValue;
 
 use crate::context::{CallInfo, FromToolContext, ToolContext, ToolkitLayer};
@@ -96,6 +97,9 @@ pub(crate) struct ParamPlan {
     pub(crate) dynamic: bool,
 }
 
+/// Most tools have a handful of parameters: keep their slots inline, off the heap.
+type Slots = SmallVec<[Slot; 8]>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
     Absent,
@@ -110,7 +114,7 @@ enum Slot {
 #[derive(Clone)]
 pub struct ToolArgs {
     text: String,
-    slots: Vec<Slot>,
+    slots: Slots,
     plan: Arc<ParamPlan>,
     ctx: ToolContext,
 }
@@ -234,6 +238,10 @@ impl fmt::Display for TypeMismatch {
 
 /// Deserialize one parameter value, reporting where inside it a mismatch is.
 pub fn deserialize<T: DeserializeOwned>(text: &str) -> Result<T, TypeMismatch> {
+    // Fast path without path tracking; on failure, parse again to say where it failed.
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner();
@@ -311,52 +319,22 @@ pub(crate) fn resolve(
         text
     };
 
-    let mut slots = vec![Slot::Absent; plan.params.len()];
+    let mut slots: Slots = smallvec::smallvec![Slot::Absent; plan.params.len()];
     let mut problems = Vec::new();
     let mut hidden = Vec::new();
-    {
-        let entries = match serde_json::from_str::<ArgMap<'_>>(&text) {
-            Ok(map) => map.0,
-            Err(e) => {
-                return Err(ToolError::invalid_arguments(format!(
-                    "the arguments for tool `{tool}` must be a JSON object: {e}"
-                )));
-            }
-        };
-        let base = text.as_ptr() as usize;
-        for (key, value) in entries {
-            if plan.dynamic {
-                continue;
-            }
-            let Some(index) = plan.params.iter().position(|p| p.name == *key) else {
-                if policy.unknown == UnknownArgs::Reject {
-                    problems.push(format!("unknown argument `{key}`"));
-                }
-                continue;
-            };
-            if plan.params[index].hidden {
-                match policy.hidden {
-                    HiddenArgs::Reject => hidden.push(key.into_owned()),
-                    HiddenArgs::Ignore => tracing::warn!(
-                        tool,
-                        parameter = %key,
-                        "the model sent a value for a hidden parameter; ignored"
-                    ),
-                }
-                continue;
-            }
-            if slots[index] != Slot::Absent {
-                problems.push(format!("argument `{key}` is given twice"));
-                continue;
-            }
-            // OpenAI strict mode makes every optional parameter required-but-nullable, so an
-            // explicit `null` for a parameter the model may omit means "omitted".
-            if value.get() == "null" && plan.params[index].kind != ParamKind::Required {
-                continue;
-            }
-            let start = value.get().as_ptr() as usize - base;
-            slots[index] = Slot::Model(start, start + value.get().len());
-        }
+    let collect = Collect {
+        plan,
+        policy,
+        base: text.as_ptr() as usize,
+        slots: &mut slots,
+        problems: &mut problems,
+        hidden: &mut hidden,
+    };
+    let mut de = serde_json::Deserializer::from_str(&text);
+    if let Err(e) = collect.deserialize(&mut de).and_then(|()| de.end()) {
+        return Err(ToolError::invalid_arguments(format!(
+            "the arguments for tool `{tool}` must be a JSON object: {e}"
+        )));
     }
 
     if !hidden.is_empty() {
@@ -430,27 +408,72 @@ pub(crate) fn resolve(
     })
 }
 
-/// The top level of an argument object: keys with their values left as raw slices.
-struct ArgMap<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// Reads the top level of an argument object straight into the slots: values stay raw slices
+/// of the text (no `Value` tree, no intermediate list).
+struct Collect<'p> {
+    plan: &'p ParamPlan,
+    policy: &'p ArgPolicy,
+    base: usize,
+    slots: &'p mut Slots,
+    problems: &'p mut Vec<String>,
+    hidden: &'p mut Vec<String>,
+}
 
-impl<'de> Deserialize<'de> for ArgMap<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MapVisitor;
-        impl<'de> Visitor<'de> for MapVisitor {
-            type Value = ArgMap<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object of named arguments")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    let value: &'de RawValue = map.next_value()?;
-                    entries.push((key.0, value));
-                }
-                Ok(ArgMap(entries))
-            }
+impl Collect<'_> {
+    fn accept(&mut self, key: Cow<'_, str>, value: &RawValue) {
+        let plan = self.plan;
+        if plan.dynamic {
+            return;
         }
-        deserializer.deserialize_map(MapVisitor)
+        let Some(index) = plan.params.iter().position(|p| p.name == *key) else {
+            if self.policy.unknown == UnknownArgs::Reject {
+                self.problems.push(format!("unknown argument `{key}`"));
+            }
+            return;
+        };
+        if plan.params[index].hidden {
+            match self.policy.hidden {
+                HiddenArgs::Reject => self.hidden.push(key.into_owned()),
+                HiddenArgs::Ignore => tracing::warn!(
+                    tool = &*plan.tool,
+                    parameter = %key,
+                    "the model sent a value for a hidden parameter; ignored"
+                ),
+            }
+            return;
+        }
+        if self.slots[index] != Slot::Absent {
+            self.problems.push(format!("argument `{key}` is given twice"));
+            return;
+        }
+        // OpenAI strict mode makes every optional parameter required-but-nullable, so an
+        // explicit `null` for a parameter the model may omit means "omitted".
+        if value.get() == "null" && plan.params[index].kind != ParamKind::Required {
+            return;
+        }
+        let start = value.get().as_ptr() as usize - self.base;
+        self.slots[index] = Slot::Model(start, start + value.get().len());
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Collect<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Collect<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object of named arguments")
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let value: &'de RawValue = map.next_value()?;
+            self.accept(key.0, value);
+        }
+        Ok(())
     }
 }
 

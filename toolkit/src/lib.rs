@@ -92,7 +92,7 @@ pub use tool::{
     AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,
     ToolOptions, ToolOutput, ToolResult, ToolSpec,
 };
-pub use toolkit::{GroupInfo, IntoTools, ToolSet, Toolkit, ToolkitBuilder};
+pub use toolkit::{GroupInfo, IntoTools, ToolSet, ToolSnapshot, Toolkit, ToolkitBuilder};
 
 /// Re-exported so users need not depend on schemars/serde versions of their own to derive
 /// parameter types (`#[derive(JsonSchema)]` still needs `schemars` in scope).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{Entry, GroupInfo, Inner, Scope, Toolkit};
+use super::{Entry, GroupInfo, GroupMasks, Inner, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, ParamPlan, PlannedParam, UnknownArgs};
 use crate::context::ToolkitLayer;
 use crate::definition::{ToolAnnotations, ToolDefinition};
@@ -289,7 +289,11 @@ impl ToolkitBuilder {
         let names: Vec<&str> = entries.iter().map(|e| e.definition.name()).collect();
         let name_maps = Dialect::ALL.map(|d| NameMap::new(d, names.iter().copied()));
         let default_active: Vec<bool> = groups.iter().map(|g| g.active).collect();
+        let table: Arc<[ToolDefinition]> = entries.iter().map(|e| e.definition.clone()).collect();
+        let masks = GroupMasks::new(groups.len(), entries.iter().map(|e| e.groups.clone()));
         let inner = Inner {
+            table,
+            masks,
             entries,
             by_name,
             groups: groups

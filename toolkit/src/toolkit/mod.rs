@@ -3,6 +3,7 @@
 
 mod builder;
 mod scope;
+mod snapshot;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -13,6 +14,8 @@ use serde_json::Value;
 
 pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
 use scope::Scope;
+use snapshot::GroupMasks;
+pub use snapshot::ToolSnapshot;
 
 use crate::args::{self, ArgPolicy, ParamPlan};
 use crate::context::{CallInfo, ToolContext, ToolkitLayer};
@@ -44,6 +47,9 @@ struct Entry {
 
 struct Inner {
     entries: Vec<Entry>,
+    /// Every definition, in registration order (what snapshots index into).
+    table: Arc<[ToolDefinition]>,
+    masks: GroupMasks,
     by_name: HashMap<String, usize>,
     groups: Vec<GroupInfo>,
     name_maps: [NameMap; 5],
@@ -127,31 +133,29 @@ impl Toolkit {
         &self.inner.groups
     }
 
-    /// Definitions of the tools active in this scope, in registration order. Cached: rebuilt
-    /// only when the active set changes; each call costs one reference count per tool.
+    /// Definitions of the tools active in this scope, in registration order. Built from the
+    /// cached [`snapshot`](Self::snapshot); costs one reference count per active tool.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.snapshot().to_vec()
+    }
+
+    /// The tools active in this scope, as a shared snapshot. Rebuilt only when the active set
+    /// changes (a bit scan over the tools); otherwise two reference counts.
+    pub fn snapshot(&self) -> ToolSnapshot {
         // Versions first: a toggle racing with the rebuild then invalidates what we cache.
         let versions = self.versions();
         self.scope.cached(versions, || {
-            let active = self.active_groups();
-            self.inner
-                .entries
-                .iter()
-                .filter(|e| is_active(e, &active))
-                .map(|e| e.definition.clone())
-                .collect()
+            ToolSnapshot::build(&self.inner.table, &self.inner.masks, &self.active_groups())
         })
     }
 
     /// The active tools in one provider's wire format (names sanitised for it; calls using
     /// the sanitised names are mapped back by [`call`](Self::call)).
     pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
-        let active = self.active_groups();
         let map = &self.inner.name_maps[dialect as usize];
-        self.inner
-            .entries
-            .iter()
-            .filter(|e| is_active(e, &active))
+        self.snapshot()
+            .indices()
+            .map(|i| &self.inner.entries[i])
             .map(|e| {
                 e.rendered[dialect as usize]
                     .get_or_init(|| {
@@ -220,7 +224,7 @@ impl Toolkit {
             ));
         };
         let entry = &self.inner.entries[index];
-        if !entry.groups.is_empty() && !is_active(entry, &self.active_groups()) {
+        if !entry.groups.is_empty() && !self.snapshot().contains_index(index) {
             return Err(ToolError::new(
                 ToolErrorKind::Unavailable,
                 format!(
@@ -258,14 +262,8 @@ impl Toolkit {
     }
 
     fn available_list(&self) -> String {
-        let active = self.active_groups();
-        let names: Vec<&str> = self
-            .inner
-            .entries
-            .iter()
-            .filter(|e| is_active(e, &active))
-            .map(|e| e.definition.name())
-            .collect();
+        let snapshot = self.snapshot();
+        let names: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
         if names.is_empty() {
             "none".into()
         } else {
@@ -302,10 +300,6 @@ impl Toolkit {
     fn versions(&self) -> (u64, u64) {
         (self.inner.default_scope.version(), self.scope.version())
     }
-}
-
-fn is_active(entry: &Entry, active: &[bool]) -> bool {
-    entry.groups.is_empty() || entry.groups.iter().any(|&g| active[g])
 }
 
 fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> ToolError {

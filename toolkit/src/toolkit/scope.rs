@@ -3,10 +3,10 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::definition::ToolDefinition;
+use super::snapshot::ToolSnapshot;
 
-/// Definitions built for one pair of (toolkit-wide, scope) state versions.
-type Cached = ((u64, u64), Vec<ToolDefinition>);
+/// The snapshot built for one pair of (toolkit-wide, scope) state versions.
+type Cached = ((u64, u64), ToolSnapshot);
 
 /// One scope's group switches and its cached definitions.
 pub(super) struct Scope {
@@ -63,12 +63,12 @@ impl Scope {
         base
     }
 
-    /// The cached definitions for `versions`, rebuilt with `build` when stale.
+    /// The cached snapshot for `versions`, rebuilt with `build` when stale.
     pub(super) fn cached(
         &self,
         versions: (u64, u64),
-        build: impl FnOnce() -> Vec<ToolDefinition>,
-    ) -> Vec<ToolDefinition> {
+        build: impl FnOnce() -> ToolSnapshot,
+    ) -> ToolSnapshot {
         let mut cache = lock(&self.cache);
         match &*cache {
             Some((v, defs)) if *v == versions => defs.clone(),

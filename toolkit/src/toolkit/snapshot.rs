@@ -1,0 +1,128 @@
+//! [`ToolSnapshot`]: the tools active in one scope at one moment.
+//!
+//! Built only when the active set changes, from dense bit masks (one row of group bits per
+//! tool), and shared afterwards: taking one is two reference counts, whatever the number of
+//! tools. It holds indices into the toolkit's definition table rather than a handle per tool,
+//! so a rebuild over 10,000 tools touches no per-tool reference count.
+
+use std::sync::Arc;
+
+use crate::definition::ToolDefinition;
+
+/// Group membership of every tool as bits: row `i` (`stride` words) holds tool `i`'s groups.
+pub(super) struct GroupMasks {
+    stride: usize,
+    bits: Vec<u64>,
+    /// Tools in no group are always active.
+    ungrouped: Vec<bool>,
+}
+
+impl GroupMasks {
+    pub(super) fn new(groups: usize, tools: impl ExactSizeIterator<Item = Vec<usize>>) -> Self {
+        let stride = groups.div_ceil(64).max(1);
+        let mut bits = vec![0u64; stride * tools.len()];
+        let mut ungrouped = Vec::with_capacity(tools.len());
+        for (i, tool_groups) in tools.enumerate() {
+            ungrouped.push(tool_groups.is_empty());
+            for g in tool_groups {
+                bits[i * stride + g / 64] |= 1 << (g % 64);
+            }
+        }
+        GroupMasks { stride, bits, ungrouped }
+    }
+
+    /// The active groups as a bit row.
+    pub(super) fn row(&self, active: &[bool]) -> Vec<u64> {
+        let mut row = vec![0u64; self.stride];
+        for (g, _) in active.iter().enumerate().filter(|(_, on)| **on) {
+            row[g / 64] |= 1 << (g % 64);
+        }
+        row
+    }
+
+    fn is_active(&self, tool: usize, row: &[u64]) -> bool {
+        self.ungrouped[tool]
+            || self.bits[tool * self.stride..(tool + 1) * self.stride]
+                .iter()
+                .zip(row)
+                .any(|(t, a)| t & a != 0)
+    }
+}
+
+/// The tool definitions active in one scope at one moment, in registration order.
+///
+/// Cheap to clone and to keep: an agent takes one per model turn so that the tools it shows
+/// the model and the tools it lets the model call are the same set.
+#[derive(Clone)]
+pub struct ToolSnapshot {
+    table: Arc<[ToolDefinition]>,
+    active: Arc<[u32]>,
+    member: Arc<[u64]>,
+}
+
+impl ToolSnapshot {
+    pub(super) fn build(table: &Arc<[ToolDefinition]>, masks: &GroupMasks, active_groups: &[bool]) -> Self {
+        let row = masks.row(active_groups);
+        let mut active = Vec::with_capacity(table.len());
+        let mut member = vec![0u64; table.len().div_ceil(64)];
+        for i in 0..table.len() {
+            if masks.is_active(i, &row) {
+                active.push(i as u32);
+                member[i / 64] |= 1 << (i % 64);
+            }
+        }
+        ToolSnapshot {
+            table: table.clone(),
+            active: active.into(),
+            member: member.into(),
+        }
+    }
+
+    /// How many tools are active.
+    pub fn len(&self) -> usize {
+        self.active.len()
+    }
+
+    /// Whether no tool is active.
+    pub fn is_empty(&self) -> bool {
+        self.active.is_empty()
+    }
+
+    /// The active definitions, in registration order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> + '_ {
+        self.active.iter().map(|&i| &self.table[i as usize])
+    }
+
+    /// The active definition called `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&ToolDefinition> {
+        self.iter().find(|d| d.name() == name)
+    }
+
+    /// The active definitions as an owned list (one reference count per tool).
+    pub fn to_vec(&self) -> Vec<ToolDefinition> {
+        self.iter().cloned().collect()
+    }
+
+    /// Whether the tool at registration index `index` is active.
+    pub(super) fn contains_index(&self, index: usize) -> bool {
+        self.member.get(index / 64).is_some_and(|w| w & (1 << (index % 64)) != 0)
+    }
+
+    pub(super) fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.active.iter().map(|&i| i as usize)
+    }
+}
+
+impl std::fmt::Debug for ToolSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter().map(|d| d.name())).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a ToolSnapshot {
+    type Item = &'a ToolDefinition;
+    type IntoIter = Box<dyn Iterator<Item = &'a ToolDefinition> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
