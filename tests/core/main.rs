@@ -2,6 +2,7 @@
 //! results and errors, and bad input. One test binary, one module per concern.
 
 mod bad_input;
+mod fast_path;
 mod fixtures;
 mod groups;
 mod macros;

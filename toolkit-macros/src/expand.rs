@@ -275,16 +275,7 @@ fn tool_impl(
             }
         });
     }
-    let idents: Vec<_> = model.params.iter().map(|p| &p.ident).collect();
-    let check_all = if idents.is_empty() {
-        quote!(let _ = &mut __errors;)
-    } else {
-        quote! {
-            let (#(__at::Option::Some(#idents),)*) = (#(#idents,)*) else {
-                return __at::ready_err(__errors.into_error(__args.tool_name()));
-            };
-        }
-    };
+    let extract = extraction(model, extracts);
     let await_ = if model.is_async {
         quote!(.await)
     } else {
@@ -333,17 +324,142 @@ fn tool_impl(
                         retries: #retries,
                         blocking: #blocking,
                     },
+                    self_parsing: true,
                 }
             }
 
-            fn call(&self, __args: __at::ToolArgs) -> __at::ToolFuture {
-                let mut __errors = __at::ArgErrors::default();
-                #(#extracts)*
-                #check_all
+            fn call(&self, mut __args: __at::ToolArgs) -> __at::ToolFuture {
+                #extract
                 #prelude
                 __at::Box::pin(async move { #into_output(#call #await_) })
             }
         }
+    }
+}
+
+/// The body of `call` up to the invocation: every parameter bound to a local.
+///
+/// JSON parameters first try the one-pass path — a generated sink with one `Option` per
+/// parameter, fed by `ToolArgs::fast` — and fall back to the thorough path (`resolve_slots`
+/// plus the per-parameter `slow` statements) only when the arguments are irregular, so the
+/// model still hears about every problem. Context parameters are extracted afterwards.
+fn extraction(model: &ToolFn, slow: Vec<TokenStream>) -> TokenStream {
+    let json: Vec<(usize, &crate::params::Param)> = model
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !matches!(p.kind, Kind::Context))
+        .collect();
+    let ctx: Vec<(usize, &crate::params::Param)> = model
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, Kind::Context))
+        .collect();
+    let slow_json: Vec<&TokenStream> = json.iter().map(|(i, _)| &slow[*i]).collect();
+    let slow_ctx: Vec<&TokenStream> = ctx.iter().map(|(i, _)| &slow[*i]).collect();
+
+    let fields: Vec<_> = json
+        .iter()
+        .map(|(i, _)| format_ident!("__p{}", i))
+        .collect();
+    let indices: Vec<usize> = json.iter().map(|(i, _)| *i).collect();
+    let types: Vec<&Type> = json.iter().map(|(_, p)| &p.ty).collect();
+    let json_ids: Vec<_> = json.iter().map(|(_, p)| &p.ident).collect();
+    let ctx_ids: Vec<_> = ctx.iter().map(|(_, p)| &p.ident).collect();
+    let patterns = json.iter().map(|(_, p)| {
+        let id = &p.ident;
+        match p.kind {
+            Kind::Required | Kind::Preset => quote!(__at::Option::Some(#id)),
+            _ => quote!(#id),
+        }
+    });
+    let outputs = json.iter().map(|(_, p)| {
+        let (id, ty) = (&p.ident, &p.ty);
+        match &p.kind {
+            Kind::Optional => quote!(__at::Option::flatten(#id)),
+            Kind::Defaulted(expr) => quote!(__at::Option::<#ty>::unwrap_or_else(#id, || #expr)),
+            _ => quote!(#id),
+        }
+    });
+    let accepts = fields.iter().zip(&indices).zip(&types).map(|((f, i), ty)| {
+        let span = ty.span();
+        quote_spanned!(span=> #i => self.#f = map.next_value::<__at::Option<#ty>>()?,)
+    });
+    let binds = fields.iter().zip(&indices).zip(&types).map(|((f, i), ty)| {
+        let span = ty.span();
+        quote_spanned!(span=> #i => match __at::check_json_value::<#ty>(json) {
+            __at::Ok(v) => { self.#f = __at::Option::Some(v); true }
+            __at::Err(_) => false,
+        },)
+    });
+    let slow_check = if json_ids.is_empty() {
+        quote!(let _ = &mut __errors;)
+    } else {
+        quote! {
+            let (#(__at::Option::Some(#json_ids),)*) = (#(#json_ids,)*) else {
+                return __at::ready_err(__errors.into_error(__args.tool_name()));
+            };
+        }
+    };
+    let ctx_check = if ctx_ids.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let mut __errors = __at::ArgErrors::default();
+            #(#slow_ctx)*
+            let (#(__at::Option::Some(#ctx_ids),)*) = (#(#ctx_ids,)*) else {
+                return __at::ready_err(__errors.into_error(__args.tool_name()));
+            };
+        }
+    };
+    quote! {
+        #[derive(Default)]
+        struct __Sink { #(#fields: __at::Option<#types>,)* }
+        impl __at::ArgSink for __Sink {
+            fn accept<'de, A: __at::MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> __at::Result<(), A::Error> {
+                match index {
+                    #(#accepts)*
+                    _ => { map.next_value::<__at::IgnoredAny>()?; }
+                }
+                __at::Ok(())
+            }
+            fn present(&self, index: usize) -> bool {
+                match index {
+                    #(#indices => self.#fields.is_some(),)*
+                    _ => false,
+                }
+            }
+            fn bind(&mut self, index: usize, json: &str) -> bool {
+                match index {
+                    #(#binds)*
+                    _ => false,
+                }
+            }
+        }
+        let mut __sink = __Sink::default();
+        #[allow(clippy::redundant_closure, clippy::unwrap_or_default, unreachable_patterns)]
+        let __fast = if __args.fast(&mut __sink) {
+            match (#(__sink.#fields,)*) {
+                (#(#patterns,)*) => __at::Option::Some((#(#outputs,)*)),
+                _ => __at::Option::None,
+            }
+        } else {
+            __at::Option::None
+        };
+        let (#(#json_ids,)*) = match __fast {
+            __at::Option::Some(values) => values,
+            __at::Option::None => {
+                if let __at::Err(e) = __args.resolve_slots() {
+                    return __at::ready_err(e);
+                }
+                let mut __errors = __at::ArgErrors::default();
+                #(#slow_json)*
+                #slow_check
+                (#(#json_ids,)*)
+            }
+        };
+        #ctx_check
     }
 }
 

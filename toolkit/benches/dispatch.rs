@@ -25,7 +25,10 @@ struct Sum {
 }
 
 fn add3_direct(a: i64, b: i64, label: String) -> Sum {
-    Sum { label, total: a + b }
+    Sum {
+        label,
+        total: a + b,
+    }
 }
 
 /// Add two numbers and label the sum.
@@ -44,7 +47,9 @@ struct Add3Args {
 const ARGS: &str = r#"{"a": 40, "b": 2, "label": "answer"}"#;
 
 fn dispatch(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let toolkit = Toolkit::builder().register(Add3).build().unwrap();
     let ctx = ToolContext::new();
     let call = ToolCall::new("call_1", "add3", ARGS);
@@ -83,9 +88,90 @@ fn dispatch(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    // The model's arguments arrive as an owned string: the same baseline, paying for it.
+    group.bench_function("by_hand_owned_input", |b| {
+        b.iter_batched(
+            || ARGS.to_string(),
+            |text| {
+                let args: Add3Args = serde_json::from_str(&text).unwrap();
+                let out = add3_direct(args.a, args.b, args.label);
+                black_box(serde_json::to_string(&out).unwrap())
+            },
+            BatchSize::SmallInput,
+        )
+    });
     // What the by-hand version does not pay for: the ToolCall's three strings.
     group.bench_function("toolcall_clone", |b| {
         b.iter_batched(|| (), |_| black_box(call.clone()), BatchSize::SmallInput)
+    });
+    group.finish();
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Hit {
+    title: String,
+    score: f64,
+}
+
+fn search_direct(query: String, limit: u32, filters: Vec<String>) -> Vec<Hit> {
+    (0..limit.min(3))
+        .map(|i| Hit {
+            title: format!("{} #{i} [{}]", &query[..20], filters.len()),
+            score: 1.0 / f64::from(i + 1),
+        })
+        .collect()
+}
+
+/// Search documents.
+#[tool]
+async fn search(query: String, limit: u32, filters: Vec<String>) -> Json<Vec<Hit>> {
+    Json(search_direct(query, limit, filters))
+}
+
+#[derive(Deserialize)]
+struct SearchArgs {
+    query: String,
+    limit: u32,
+    filters: Vec<String>,
+}
+
+/// The same comparison with arguments of a realistic size (a ~300-byte query).
+fn dispatch_realistic(c: &mut Criterion) {
+    let toolkit = Toolkit::builder().register(Search).build().unwrap();
+    let ctx = ToolContext::new();
+    let args = serde_json::json!({
+        "query": "how do I configure retries with exponential backoff and jitter for idempotent tools when the upstream search API rate-limits us with HTTP 429 and a Retry-After header, and what happens to tools that are not idempotent? Please include examples for both the builder and the attribute forms.",
+        "limit": 10,
+        "filters": ["docs", "engine", "retries", "2026"]
+    })
+    .to_string();
+    let call = ToolCall::new("call_1", "search", args.clone());
+    let mut group = c.benchmark_group("dispatch_300b_args");
+    group.bench_function("by_hand_owned_input", |b| {
+        b.iter_batched(
+            || args.clone(),
+            |text| {
+                let a: SearchArgs = serde_json::from_str(&text).unwrap();
+                black_box(
+                    serde_json::to_string(&search_direct(a.query, a.limit, a.filters)).unwrap(),
+                )
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    let mut cx = Context::from_waker(Waker::noop());
+    group.bench_function("toolkit_call", |b| {
+        b.iter_batched(
+            || call.clone(),
+            |call| {
+                let mut fut = pin!(toolkit.call(call, &ctx));
+                match fut.as_mut().poll(&mut cx) {
+                    Poll::Ready(result) => black_box(result.model_text().len()),
+                    Poll::Pending => unreachable!("search never waits"),
+                }
+            },
+            BatchSize::SmallInput,
+        )
     });
     group.finish();
 }
@@ -97,7 +183,9 @@ fn big_toolkit() -> Toolkit {
         builder = builder.group(format!("g{g}"), format!("group {g}"));
     }
     for i in 0..10_000 {
-        builder = builder.register_as(format!("tool_{i}"), Add3).in_group(format!("g{}", i % 100));
+        builder = builder
+            .register_as(format!("tool_{i}"), Add3)
+            .in_group(format!("g{}", i % 100));
     }
     builder.build().unwrap()
 }
@@ -113,7 +201,9 @@ fn definitions(c: &mut Criterion) {
             black_box(toolkit.definitions().len())
         })
     });
-    group.bench_function("cached", |b| b.iter(|| black_box(toolkit.definitions().len())));
+    group.bench_function("cached", |b| {
+        b.iter(|| black_box(toolkit.definitions().len()))
+    });
     group.bench_function("snapshot_after_toggle", |b| {
         b.iter(|| {
             on = !on;
@@ -121,9 +211,11 @@ fn definitions(c: &mut Criterion) {
             black_box(toolkit.snapshot().len())
         })
     });
-    group.bench_function("snapshot_cached", |b| b.iter(|| black_box(toolkit.snapshot().len())));
+    group.bench_function("snapshot_cached", |b| {
+        b.iter(|| black_box(toolkit.snapshot().len()))
+    });
     group.finish();
 }
 
-criterion_group!(benches, dispatch, definitions);
+criterion_group!(benches, dispatch, dispatch_realistic, definitions);
 criterion_main!(benches);

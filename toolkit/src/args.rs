@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
-use smallvec::SmallVec;
 use serde_json::value::RawValue;
 
 use crate::context::{CallInfo, FromToolContext, ToolContext, ToolkitLayer};
@@ -58,7 +57,7 @@ pub struct ArgPolicy {
     pub hidden: HiddenArgs,
     /// Arguments the tool does not declare.
     pub unknown: UnknownArgs,
-    /// Largest accepted argument text, in bytes.
+    /// Largest accepted argument text, in bytes (never more than `u32::MAX`).
     pub max_bytes: usize,
 }
 
@@ -95,16 +94,19 @@ pub(crate) struct ParamPlan {
     pub(crate) params: Vec<PlannedParam>,
     /// The tool takes its argument object whole (no declared parameters).
     pub(crate) dynamic: bool,
+    /// The tool parses its own arguments (see [`ToolSpec::self_parsing`](crate::ToolSpec)).
+    pub(crate) self_parsing: bool,
 }
 
-/// Most tools have a handful of parameters: keep their slots inline, off the heap.
-type Slots = SmallVec<[Slot; 8]>;
+/// Resolved slots exist only on the thorough path, so they live on the heap.
+type Slots = Vec<Slot>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
     Absent,
-    /// Byte range of the model's value inside the argument text.
-    Model(usize, usize),
+    /// Byte range of the model's value inside the argument text (the text is at most
+    /// `u32::MAX` bytes: see [`ArgPolicy::max_bytes`]).
+    Model(u32, u32),
     /// The registration's bound value.
     Bound,
 }
@@ -115,7 +117,9 @@ enum Slot {
 pub struct ToolArgs {
     text: String,
     slots: Slots,
+    resolved: bool,
     plan: Arc<ParamPlan>,
+    policy: ArgPolicy,
     ctx: ToolContext,
 }
 
@@ -133,9 +137,18 @@ impl ToolArgs {
     /// neither the model nor the registration gave a value (rows 4–5 are the caller's).
     pub fn value<T: DeserializeOwned>(&self, index: usize) -> Result<Option<T>, ToolError> {
         let param = self.param(index)?;
+        if !self.resolved {
+            return Err(ToolError::execution(
+                "internal error: tool arguments read before they were resolved",
+            )
+            .with_detail(format!(
+                "tool `{}` must call ToolArgs::resolve_slots before ToolArgs::value",
+                self.plan.tool
+            )));
+        }
         let text = match self.slots[index] {
             Slot::Absent => return Ok(None),
-            Slot::Model(start, end) => &self.text[start..end],
+            Slot::Model(start, end) => &self.text[start as usize..end as usize],
             Slot::Bound => match &param.binding {
                 Some(raw) => raw.get(),
                 None => return Ok(None),
@@ -175,6 +188,53 @@ impl ToolArgs {
                 "tool `{}`: #[ctx] parameter `{name}: {ty}` found no `{}` in the call, agent or toolkit context; {}",
                 self.plan.tool, rejection.missing, rejection.hint
             ))
+        })
+    }
+
+    /// Apply the precedence rule key by key and report every problem (the thorough path).
+    /// Done by the toolkit before the tool runs, except for `#[tool]`-generated tools, which
+    /// try [`fast`](Self::fast) first and call this only when it fails.
+    pub fn resolve_slots(&mut self) -> Result<(), ToolError> {
+        if !self.resolved {
+            self.slots = collect_slots(&self.plan, &self.text, &self.policy)?;
+            self.resolved = true;
+        }
+        Ok(())
+    }
+
+    /// The one-pass path: parse the argument object straight into `sink`, one typed value per
+    /// parameter, then fill absent ones from the registration's bindings. Returns `false` on
+    /// anything irregular — a hidden or unknown key under the reject policy, a repeated key, a
+    /// type mismatch, a missing required value — and the caller then takes the thorough path
+    /// ([`resolve_slots`](Self::resolve_slots) and [`value`](Self::value)) to describe it.
+    pub fn fast<S: ArgSink>(&self, sink: &mut S) -> bool {
+        let plan = &*self.plan;
+        // Already resolved (the toolkit did it up front): the slots are the answer.
+        if self.resolved || plan.dynamic || plan.params.len() > 64 {
+            return false;
+        }
+        let visitor = FastVisitor {
+            plan,
+            policy: &self.policy,
+            sink: &mut *sink,
+            seen: 0,
+        };
+        let mut de = serde_json::Deserializer::from_str(&self.text);
+        if visitor
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+            .is_err()
+        {
+            return false;
+        }
+        plan.params.iter().enumerate().all(|(i, p)| {
+            if !p.kind.is_json() || sink.present(i) {
+                return true;
+            }
+            match &p.binding {
+                Some(raw) => sink.bind(i, raw.get()),
+                None => p.kind != ParamKind::Required && p.kind != ParamKind::Preset,
+            }
         })
     }
 
@@ -306,11 +366,11 @@ pub(crate) fn resolve(
     policy: &ArgPolicy,
 ) -> Result<ToolArgs, ToolError> {
     let tool = &*plan.tool;
-    if text.len() > policy.max_bytes {
+    if text.len() > policy.max_bytes.min(u32::MAX as usize) {
         return Err(ToolError::invalid_arguments(format!(
             "the arguments for tool `{tool}` are {} bytes; the limit is {} bytes",
             text.len(),
-            policy.max_bytes
+            policy.max_bytes.min(u32::MAX as usize)
         )));
     }
     let text = if text.trim().is_empty() {
@@ -318,8 +378,26 @@ pub(crate) fn resolve(
     } else {
         text
     };
+    let mut args = ToolArgs {
+        text,
+        slots: Slots::new(),
+        resolved: false,
+        plan: plan.clone(),
+        policy: *policy,
+        ctx: ctx.for_call(call, Some(toolkit_layer)),
+    };
+    // Tools generated by `#[tool]` parse in one pass themselves (`ToolArgs::fast`) and come
+    // back here only to explain a failure; every other tool gets resolved slots up front.
+    if !plan.self_parsing {
+        args.resolve_slots()?;
+    }
+    Ok(args)
+}
 
-    let mut slots: Slots = smallvec::smallvec![Slot::Absent; plan.params.len()];
+/// The slow, thorough path: every key into its slot, every problem found and described.
+fn collect_slots(plan: &ParamPlan, text: &str, policy: &ArgPolicy) -> Result<Slots, ToolError> {
+    let tool = &*plan.tool;
+    let mut slots: Slots = vec![Slot::Absent; plan.params.len()];
     let mut problems = Vec::new();
     let mut hidden = Vec::new();
     let collect = Collect {
@@ -330,7 +408,7 @@ pub(crate) fn resolve(
         problems: &mut problems,
         hidden: &mut hidden,
     };
-    let mut de = serde_json::Deserializer::from_str(&text);
+    let mut de = serde_json::Deserializer::from_str(text);
     if let Err(e) = collect.deserialize(&mut de).and_then(|()| de.end()) {
         return Err(ToolError::invalid_arguments(format!(
             "the arguments for tool `{tool}` must be a JSON object: {e}"
@@ -377,7 +455,7 @@ pub(crate) fn resolve(
         // hears about every problem in one round trip.
         for (param, slot) in plan.params.iter().zip(&slots) {
             if let (Slot::Model(start, end), Some(check)) = (*slot, param.check)
-                && let Err(e) = check(&text[start..end])
+                && let Err(e) = check(&text[start as usize..end as usize])
             {
                 problems.push(e.describe(&param.name));
             }
@@ -399,13 +477,7 @@ pub(crate) fn resolve(
         }
         return Err(combine(tool, problems, ToolErrorKind::InvalidArguments));
     }
-
-    Ok(ToolArgs {
-        text,
-        slots,
-        plan: plan.clone(),
-        ctx: ctx.for_call(call, Some(toolkit_layer)),
-    })
+    Ok(slots)
 }
 
 /// Reads the top level of an argument object straight into the slots: values stay raw slices
@@ -443,7 +515,8 @@ impl Collect<'_> {
             return;
         }
         if self.slots[index] != Slot::Absent {
-            self.problems.push(format!("argument `{key}` is given twice"));
+            self.problems
+                .push(format!("argument `{key}` is given twice"));
             return;
         }
         // OpenAI strict mode makes every optional parameter required-but-nullable, so an
@@ -451,8 +524,9 @@ impl Collect<'_> {
         if value.get() == "null" && plan.params[index].kind != ParamKind::Required {
             return;
         }
-        let start = value.get().as_ptr() as usize - self.base;
-        self.slots[index] = Slot::Model(start, start + value.get().len());
+        // In range: `resolve` refuses texts longer than `u32::MAX`.
+        let start = (value.get().as_ptr() as usize - self.base) as u32;
+        self.slots[index] = Slot::Model(start, start + value.get().len() as u32);
     }
 }
 
@@ -472,6 +546,71 @@ impl<'de> Visitor<'de> for Collect<'_> {
         while let Some(key) = map.next_key::<Key<'de>>()? {
             let value: &'de RawValue = map.next_value()?;
             self.accept(key.0, value);
+        }
+        Ok(())
+    }
+}
+
+/// Typed storage for one tool's JSON parameters, filled by [`ToolArgs::fast`]. `#[tool]`
+/// generates one per tool; an `Option` per parameter.
+pub trait ArgSink {
+    /// Deserialize the value of parameter `index` (signature position) from `map`.
+    fn accept<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A)
+    -> Result<(), A::Error>;
+    /// Whether parameter `index` has a value.
+    fn present(&self, index: usize) -> bool;
+    /// Fill parameter `index` from a registration binding (JSON text); `false` if it does not fit.
+    fn bind(&mut self, index: usize, json: &str) -> bool;
+}
+
+struct FastVisitor<'p, S> {
+    plan: &'p ParamPlan,
+    policy: &'p ArgPolicy,
+    sink: &'p mut S,
+    seen: u64,
+}
+
+impl<'de, S: ArgSink> DeserializeSeed<'de> for FastVisitor<'_, S> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, S: ArgSink> Visitor<'de> for FastVisitor<'_, S> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object of named arguments")
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        // Errors here only say "take the thorough path"; their text is never shown.
+        let irregular = || de::Error::custom("irregular arguments");
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let Some(index) = self.plan.params.iter().position(|p| p.name == *key.0) else {
+                if self.policy.unknown == UnknownArgs::Reject {
+                    return Err(irregular());
+                }
+                map.next_value::<de::IgnoredAny>()?;
+                continue;
+            };
+            let param = &self.plan.params[index];
+            if param.hidden {
+                if self.policy.hidden == HiddenArgs::Reject {
+                    return Err(irregular());
+                }
+                tracing::warn!(
+                    tool = &*self.plan.tool,
+                    parameter = %key.0,
+                    "the model sent a value for a hidden parameter; ignored"
+                );
+                map.next_value::<de::IgnoredAny>()?;
+                continue;
+            }
+            if self.seen & (1 << index) != 0 {
+                return Err(irregular());
+            }
+            self.seen |= 1 << index;
+            self.sink.accept(index, &mut map)?;
         }
         Ok(())
     }

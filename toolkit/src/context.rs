@@ -164,7 +164,8 @@ impl ToolContext {
     /// The same context, bound to one call. Done by the toolkit before a tool runs.
     pub(crate) fn for_call(&self, info: CallInfo, toolkit: Option<&ToolkitLayer>) -> Self {
         let mut ctx = self.clone();
-        if let Some(layer) = toolkit {
+        // An empty toolkit layer would only cost reference counts on every call.
+        if let Some(layer) = toolkit.filter(|l| !l.0.values.is_empty()) {
             ctx.layers[ContextLayer::Toolkit as usize] = Some(layer.0.clone());
         }
         ctx.call = Some(info);

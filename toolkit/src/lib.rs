@@ -80,7 +80,7 @@ pub use agent_toolkit_macros::tool;
 /// ```
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
-pub use args::{ArgPolicy, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
+pub use args::{ArgPolicy, ArgSink, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
 pub use context::{
     CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
     ProgressEvent, ToolContext, ToolEmitter, ToolProgress,
@@ -111,7 +111,7 @@ pub mod prelude {
 /// Items the macros expand to. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::args::{ArgErrors, ToolArgs};
+    pub use crate::args::{ArgErrors, ArgSink, ToolArgs};
     pub use crate::context::FromToolContext;
     pub use crate::error::ToolError;
     pub use crate::schema::{param_schema, schema_generator};
@@ -121,6 +121,7 @@ pub mod __private {
     pub use crate::toolkit::{IntoTools, ToolSet};
     pub use schemars::{JsonSchema, SchemaGenerator};
     pub use serde::de::DeserializeOwned;
+    pub use serde::de::{IgnoredAny, MapAccess};
     pub use serde_json::Value;
     pub use std::borrow::Cow;
     pub use std::boxed::Box;
@@ -139,6 +140,11 @@ pub mod __private {
     /// Type check for `.preset` / `.default_arg` values, run at build time.
     pub fn check_json<T: DeserializeOwned>(text: &str) -> Result<(), crate::args::TypeMismatch> {
         crate::args::deserialize::<T>(text).map(drop)
+    }
+
+    /// Deserialize a bound value (fast path of generated tools).
+    pub fn check_json_value<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+        serde_json::from_str(text)
     }
 
     /// Compile-time assertions emitted per parameter, so an error lands on that parameter's type.

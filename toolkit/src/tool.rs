@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::{JsonSchema, SchemaGenerator};
@@ -128,6 +129,10 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
     /// Options.
     pub options: ToolOptions,
+    /// The tool parses its arguments itself with [`ToolArgs::fast`], falling back to
+    /// [`ToolArgs::resolve_slots`]; the toolkit then does not resolve them up front. Set by
+    /// `#[tool]`; leave `false` in hand-written tools.
+    pub self_parsing: bool,
 }
 
 impl ToolSpec {
@@ -144,6 +149,7 @@ impl ToolSpec {
             input_schema: None,
             output_schema: None,
             options: ToolOptions::default(),
+            self_parsing: false,
         }
     }
 
@@ -157,8 +163,9 @@ impl ToolSpec {
 /// One call the model asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Id chosen by the model (or provider); echoed in the result.
-    pub id: String,
+    /// Id chosen by the model (or provider); echoed in the result. Shared, because the result,
+    /// the tool's [`CallInfo`](crate::CallInfo) and progress events all carry it.
+    pub id: Arc<str>,
     /// The tool's name.
     pub name: String,
     /// The arguments as JSON text, exactly as the model produced them (possibly malformed).
@@ -168,7 +175,7 @@ pub struct ToolCall {
 impl ToolCall {
     /// A call with arguments given as JSON text.
     pub fn new(
-        id: impl Into<String>,
+        id: impl Into<Arc<str>>,
         name: impl Into<String>,
         arguments: impl Into<String>,
     ) -> Self {
@@ -180,7 +187,7 @@ impl ToolCall {
     }
 
     /// A call with arguments given as a JSON value.
-    pub fn json(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn json(id: impl Into<Arc<str>>, name: impl Into<String>, arguments: Value) -> Self {
         Self::new(id, name, arguments.to_string())
     }
 }
@@ -263,7 +270,7 @@ impl ToolOutput {
 #[derive(Clone, Debug)]
 pub struct ToolResult {
     /// The call's id.
-    pub call_id: String,
+    pub call_id: Arc<str>,
     /// The tool name the call used.
     pub name: String,
     /// Output, or why there is none.

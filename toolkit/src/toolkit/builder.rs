@@ -231,7 +231,7 @@ impl ToolkitBuilder {
             .collect();
 
         let mut entries = Vec::new();
-        let mut by_name = HashMap::new();
+        let mut by_name = rustc_hash::FxHashMap::default();
         for reg in &registrations {
             let specs: Vec<ToolSpec> = reg.tools.iter().map(|t| t.spec()).collect();
             check_bindings_exist(reg, &specs, &mut errors);
@@ -412,5 +412,6 @@ fn plan_params(
         tool: Arc::from(tool),
         params,
         dynamic: spec.input_schema.is_some(),
+        self_parsing: spec.self_parsing,
     }
 }

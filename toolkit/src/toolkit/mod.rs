@@ -5,11 +5,11 @@ mod builder;
 mod scope;
 mod snapshot;
 
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 
 use futures::FutureExt;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
@@ -50,7 +50,7 @@ struct Inner {
     /// Every definition, in registration order (what snapshots index into).
     table: Arc<[ToolDefinition]>,
     masks: GroupMasks,
-    by_name: HashMap<String, usize>,
+    by_name: FxHashMap<String, usize>,
     groups: Vec<GroupInfo>,
     name_maps: [NameMap; 5],
     context: ToolkitLayer,
@@ -209,7 +209,7 @@ impl Toolkit {
     /// Look the tool up, check it is active, resolve its arguments and start it.
     fn prepare(
         &self,
-        id: &str,
+        id: &Arc<str>,
         name: &str,
         arguments: String,
         ctx: &ToolContext,
@@ -234,7 +234,7 @@ impl Toolkit {
             ));
         }
         let info = CallInfo {
-            call_id: Arc::from(id),
+            call_id: id.clone(),
             tool_name: entry.plan.tool.clone(),
         };
         let args = args::resolve(

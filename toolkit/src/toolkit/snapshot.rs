@@ -28,7 +28,11 @@ impl GroupMasks {
                 bits[i * stride + g / 64] |= 1 << (g % 64);
             }
         }
-        GroupMasks { stride, bits, ungrouped }
+        GroupMasks {
+            stride,
+            bits,
+            ungrouped,
+        }
     }
 
     /// The active groups as a bit row.
@@ -61,7 +65,11 @@ pub struct ToolSnapshot {
 }
 
 impl ToolSnapshot {
-    pub(super) fn build(table: &Arc<[ToolDefinition]>, masks: &GroupMasks, active_groups: &[bool]) -> Self {
+    pub(super) fn build(
+        table: &Arc<[ToolDefinition]>,
+        masks: &GroupMasks,
+        active_groups: &[bool],
+    ) -> Self {
         let row = masks.row(active_groups);
         let mut active = Vec::with_capacity(table.len());
         let mut member = vec![0u64; table.len().div_ceil(64)];
@@ -105,7 +113,9 @@ impl ToolSnapshot {
 
     /// Whether the tool at registration index `index` is active.
     pub(super) fn contains_index(&self, index: usize) -> bool {
-        self.member.get(index / 64).is_some_and(|w| w & (1 << (index % 64)) != 0)
+        self.member
+            .get(index / 64)
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
     }
 
     pub(super) fn indices(&self) -> impl Iterator<Item = usize> + '_ {
@@ -115,7 +125,9 @@ impl ToolSnapshot {
 
 impl std::fmt::Debug for ToolSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter().map(|d| d.name())).finish()
+        f.debug_list()
+            .entries(self.iter().map(|d| d.name()))
+            .finish()
     }
 }
 
