@@ -232,14 +232,14 @@ fn tool_impl(
                 };
                 (
                     kind,
-                    quote_spanned!(span=> __at::param_schema::<#ty>(&mut __gen)),
-                    quote_spanned!(span=> __at::Option::Some(__at::check_json::<#ty>)),
+                    quote_spanned!(span=> <#ty as __at::VisibleParam>::schema(&mut __gen)),
+                    quote_spanned!(span=> __at::Option::Some(<#ty as __at::VisibleParam>::check)),
                 )
             }
             Kind::Preset => (
                 quote!(Preset),
                 quote!(__at::Value::Null),
-                quote_spanned!(span=> __at::Option::Some(__at::check_json::<#ty>)),
+                quote_spanned!(span=> __at::Option::Some(<#ty as __at::PresetParam>::check)),
             ),
             Kind::Context => (
                 quote!(Context),
@@ -258,17 +258,20 @@ fn tool_impl(
             }
         });
         extracts.push(match &p.kind {
-            Kind::Required | Kind::Preset => {
-                quote_spanned!(span=> let #ident = __errors.take(__args.required::<#ty>(#index));)
-            }
+            Kind::Required => quote_spanned!(span=>
+                let #ident = __errors.take(<#ty as __at::VisibleParam>::required(&__args, #index));
+            ),
+            Kind::Preset => quote_spanned!(span=>
+                let #ident = __errors.take(<#ty as __at::PresetParam>::required(&__args, #index));
+            ),
             Kind::Optional => quote_spanned!(span=>
-                let #ident: __at::Option<#ty> = __errors.take(__args.value::<#ty>(#index)).map(__at::Option::flatten);
+                let #ident: __at::Option<#ty> = __errors.take(<#ty as __at::VisibleParam>::value(&__args, #index)).map(__at::Option::flatten);
             ),
             // The user's default expression may be a plain constructor; clippy must not ask
             // them to rewrite code they never wrote.
             Kind::Defaulted(expr) => quote_spanned!(span=>
                 #[allow(clippy::redundant_closure, clippy::unwrap_or_default)]
-                let #ident: __at::Option<#ty> = __errors.take(__args.value::<#ty>(#index)).map(|__v| __v.unwrap_or_else(|| #expr));
+                let #ident: __at::Option<#ty> = __errors.take(<#ty as __at::VisibleParam>::value(&__args, #index)).map(|__v| __v.unwrap_or_else(|| #expr));
             ),
             Kind::Context => {
                 quote_spanned!(span=> let #ident = __errors.take(__args.context_value::<#ty>(#index));)
@@ -382,17 +385,36 @@ fn extraction(model: &ToolFn, slow: Vec<TokenStream>) -> TokenStream {
             _ => quote!(#id),
         }
     });
-    let accepts = fields.iter().zip(&indices).zip(&types).map(|((f, i), ty)| {
-        let span = ty.span();
-        quote_spanned!(span=> #i => self.#f = map.next_value::<__at::Option<#ty>>()?,)
-    });
-    let binds = fields.iter().zip(&indices).zip(&types).map(|((f, i), ty)| {
-        let span = ty.span();
-        quote_spanned!(span=> #i => match __at::check_json_value::<#ty>(json) {
-            __at::Ok(v) => { self.#f = __at::Option::Some(v); true }
-            __at::Err(_) => false,
+    // Every use of a parameter's type goes through one trait per kind, so a missing
+    // `Deserialize` / `JsonSchema` is one deduplicated error on the type, not one per use.
+    let traits: Vec<TokenStream> = json
+        .iter()
+        .map(|(_, p)| match p.kind {
+            Kind::Preset => quote!(__at::PresetParam),
+            _ => quote!(__at::VisibleParam),
+        })
+        .collect();
+    let accepts = fields
+        .iter()
+        .zip(&indices)
+        .zip(&types)
+        .zip(&traits)
+        .map(|(((f, i), ty), tr)| {
+            let span = ty.span();
+            quote_spanned!(span=> #i => self.#f = <#ty as #tr>::next(map)?,)
+        });
+    let binds = fields
+        .iter()
+        .zip(&indices)
+        .zip(&types)
+        .zip(&traits)
+        .map(|(((f, i), ty), tr)| {
+            let span = ty.span();
+            quote_spanned!(span=> #i => {
+            self.#f = <#ty as #tr>::parse(json);
+            self.#f.is_some()
         },)
-    });
+        });
     let slow_check = if json_ids.is_empty() {
         quote!(let _ = &mut __errors;)
     } else {
@@ -413,6 +435,16 @@ fn extraction(model: &ToolFn, slow: Vec<TokenStream>) -> TokenStream {
             };
         }
     };
+    if json_ids.is_empty() {
+        return quote! {
+            if !__args.fast(&mut __at::NoArgs) {
+                if let __at::Err(e) = __args.resolve_slots() {
+                    return __at::ready_err(e);
+                }
+            }
+            #ctx_check
+        };
+    }
     quote! {
         #[derive(Default)]
         struct __Sink { #(#fields: __at::Option<#types>,)* }

@@ -137,22 +137,99 @@ pub mod __private {
         Box::pin(std::future::ready(Err(error)))
     }
 
-    /// Type check for `.preset` / `.default_arg` values, run at build time.
-    pub fn check_json<T: DeserializeOwned>(text: &str) -> Result<(), crate::args::TypeMismatch> {
-        crate::args::deserialize::<T>(text).map(drop)
+    /// The sink of a tool without JSON parameters.
+    pub struct NoArgs;
+
+    impl crate::args::ArgSink for NoArgs {
+        fn accept<'de, A: MapAccess<'de>>(
+            &mut self,
+            _: usize,
+            map: &mut A,
+        ) -> Result<(), A::Error> {
+            map.next_value::<IgnoredAny>().map(drop)
+        }
+        fn present(&self, _: usize) -> bool {
+            false
+        }
+        fn bind(&mut self, _: usize, _: &str) -> bool {
+            false
+        }
     }
 
-    /// Deserialize a bound value (fast path of generated tools).
-    pub fn check_json_value<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
-        serde_json::from_str(text)
+    /// Everything generated code does with a visible parameter's type, behind one trait, so
+    /// a type missing `Deserialize` or `JsonSchema` raises one obligation at every use site
+    /// and the compiler reports it once, on the parameter's type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a model-visible tool parameter",
+        label = "needs `serde::Deserialize` and `schemars::JsonSchema`",
+        note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, or hide the parameter with `#[preset]` (bound at registration) or `#[ctx]` (injected from the context)"
+    )]
+    pub trait VisibleParam: Sized {
+        /// Schema of the type.
+        fn schema(generator: &mut SchemaGenerator) -> Value;
+        /// Build-time check of a bound value.
+        fn check(text: &str) -> Result<(), crate::args::TypeMismatch>;
+        /// Fast path: the next map value (`None` for JSON `null`).
+        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error>;
+        /// Fast path: a bound value.
+        fn parse(text: &str) -> Option<Self>;
+        /// Thorough path: the resolved value, if any.
+        fn value(args: &ToolArgs, index: usize) -> Result<Option<Self>, ToolError>;
+        /// Thorough path: the resolved value, which must exist.
+        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError>;
     }
 
-    /// Compile-time assertions emitted per parameter, so an error lands on that parameter's type.
-    pub fn assert_visible_param<T: DeserializeOwned + JsonSchema>() {}
-    /// See [`assert_visible_param`].
-    pub fn assert_preset_param<T: DeserializeOwned>() {}
-    /// See [`assert_visible_param`].
-    pub fn assert_ctx_param<T: FromToolContext>() {}
-    /// See [`assert_visible_param`].
-    pub fn assert_output<T: IntoToolOutput>() {}
+    impl<T: DeserializeOwned + JsonSchema> VisibleParam for T {
+        fn schema(generator: &mut SchemaGenerator) -> Value {
+            crate::schema::param_schema::<T>(generator)
+        }
+        fn check(text: &str) -> Result<(), crate::args::TypeMismatch> {
+            crate::args::deserialize::<T>(text).map(drop)
+        }
+        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
+            map.next_value::<Option<T>>()
+        }
+        fn parse(text: &str) -> Option<Self> {
+            serde_json::from_str(text).ok()
+        }
+        fn value(args: &ToolArgs, index: usize) -> Result<Option<Self>, ToolError> {
+            args.value(index)
+        }
+        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError> {
+            args.required(index)
+        }
+    }
+
+    /// The same for `#[preset]` parameters, which need only `Deserialize` (no schema).
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a `#[preset]` parameter",
+        label = "needs `serde::Deserialize`",
+        note = "preset values are given as JSON-serializable values to `.preset(..)` and read back into the parameter's type; derive `serde::Deserialize`"
+    )]
+    pub trait PresetParam: Sized {
+        /// Build-time check of the bound value.
+        fn check(text: &str) -> Result<(), crate::args::TypeMismatch>;
+        /// Fast path: never reached for a hidden parameter (the visitor refuses or skips the
+        /// key first), but the sink's match needs an arm.
+        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error>;
+        /// Fast path: the bound value.
+        fn parse(text: &str) -> Option<Self>;
+        /// Thorough path: the bound value.
+        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError>;
+    }
+
+    impl<T: DeserializeOwned> PresetParam for T {
+        fn check(text: &str) -> Result<(), crate::args::TypeMismatch> {
+            crate::args::deserialize::<T>(text).map(drop)
+        }
+        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
+            map.next_value::<Option<T>>()
+        }
+        fn parse(text: &str) -> Option<Self> {
+            serde_json::from_str(text).ok()
+        }
+        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError> {
+            args.required(index)
+        }
+    }
 }
