@@ -231,6 +231,8 @@ impl ToolkitBuilder {
             .collect();
 
         let mut entries = Vec::new();
+        let mut definitions = Vec::new();
+        let mut tool_group_ids = Vec::new();
         let mut by_name = rustc_hash::FxHashMap::default();
         for reg in &registrations {
             let specs: Vec<ToolSpec> = reg.tools.iter().map(|t| t.spec()).collect();
@@ -272,11 +274,11 @@ impl ToolkitBuilder {
                 if let Some(out) = &spec.output_schema {
                     definition = definition.with_output_schema(out.clone());
                 }
+                definitions.push(definition);
+                tool_group_ids.push(tool_groups);
                 entries.push(Entry {
                     tool: tool.clone(),
                     plan: Arc::new(plan),
-                    definition,
-                    groups: tool_groups,
                     options: spec.options,
                     rendered: Default::default(),
                 });
@@ -286,11 +288,11 @@ impl ToolkitBuilder {
             return Err(BuildError { errors });
         }
 
-        let names: Vec<&str> = entries.iter().map(|e| e.definition.name()).collect();
-        let name_maps = Dialect::ALL.map(|d| NameMap::new(d, names.iter().copied()));
+        let name_maps =
+            Dialect::ALL.map(|d| NameMap::new(d, definitions.iter().map(ToolDefinition::name)));
         let default_active: Vec<bool> = groups.iter().map(|g| g.active).collect();
-        let table: Arc<[ToolDefinition]> = entries.iter().map(|e| e.definition.clone()).collect();
-        let masks = GroupMasks::new(groups.len(), entries.iter().map(|e| e.groups.clone()));
+        let masks = GroupMasks::new(groups.len(), tool_group_ids.into_iter());
+        let table: Arc<[ToolDefinition]> = definitions.into();
         let inner = Inner {
             table,
             masks,

@@ -37,18 +37,17 @@ pub struct GroupInfo {
 struct Entry {
     tool: Arc<dyn AgentTool>,
     plan: Arc<ParamPlan>,
-    definition: ToolDefinition,
-    /// Group ids; empty means always active.
-    groups: Vec<usize>,
     options: ToolOptions,
     /// Provider renderings, made on first use.
     rendered: [OnceLock<Value>; 5],
 }
 
 struct Inner {
+    /// Registrations; index `i` here, in `table` and in `masks` is the same tool.
     entries: Vec<Entry>,
     /// Every definition, in registration order (what snapshots index into).
     table: Arc<[ToolDefinition]>,
+    /// Group membership of every tool.
     masks: GroupMasks,
     by_name: FxHashMap<String, usize>,
     groups: Vec<GroupInfo>,
@@ -155,14 +154,12 @@ impl Toolkit {
         let map = &self.inner.name_maps[dialect as usize];
         self.snapshot()
             .indices()
-            .map(|i| &self.inner.entries[i])
-            .map(|e| {
-                e.rendered[dialect as usize]
+            .map(|i| {
+                let def = &self.inner.table[i];
+                self.inner.entries[i].rendered[dialect as usize]
                     .get_or_init(|| {
-                        let name = map
-                            .wire_name(e.definition.name())
-                            .unwrap_or(e.definition.name());
-                        dialect.render(&e.definition, name)
+                        let name = map.wire_name(def.name()).unwrap_or(def.name());
+                        dialect.render(def, name)
                     })
                     .clone()
             })
@@ -171,7 +168,7 @@ impl Toolkit {
 
     /// The definition of one registered tool (active or not).
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
-        self.lookup(name).map(|i| &self.inner.entries[i].definition)
+        self.lookup(name).map(|i| &self.inner.table[i])
     }
 
     /// The options of one registered tool.
@@ -224,7 +221,7 @@ impl Toolkit {
             ));
         };
         let entry = &self.inner.entries[index];
-        if !entry.groups.is_empty() && !self.snapshot().contains_index(index) {
+        if !self.inner.masks.is_ungrouped(index) && !self.snapshot().contains_index(index) {
             return Err(ToolError::new(
                 ToolErrorKind::Unavailable,
                 format!(

@@ -44,6 +44,11 @@ impl GroupMasks {
         row
     }
 
+    /// Whether tool `tool` is in no group (and so always active).
+    pub(super) fn is_ungrouped(&self, tool: usize) -> bool {
+        self.ungrouped[tool]
+    }
+
     fn is_active(&self, tool: usize, row: &[u64]) -> bool {
         self.ungrouped[tool]
             || self.bits[tool * self.stride..(tool + 1) * self.stride]
