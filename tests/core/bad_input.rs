@@ -115,6 +115,7 @@ async fn a_10_mb_string_argument_is_refused_by_the_size_limit() {
     // A larger limit admits it, and the tool gets all of it.
     let kit = Toolkit::builder()
         .max_argument_bytes(16 << 20)
+        .max_output_bytes(16 << 20)
         .register(AnyJson)
         .build()
         .unwrap();

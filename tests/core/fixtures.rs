@@ -123,8 +123,14 @@ pub async fn slow_count(n: u32, #[ctx] emitter: ToolEmitter) -> u32 {
     n
 }
 
-/// Always fails.
+/// Every option at once (only its stored metadata is looked at).
 #[tool(sequential, background, requires_approval, destructive)]
+pub fn all_options() -> &'static str {
+    "all"
+}
+
+/// Always fails.
+#[tool(destructive)]
 pub fn fail_io() -> Result<String, std::io::Error> {
     Err(std::io::Error::other("disk on fire"))
 }

@@ -65,7 +65,7 @@ fn options_are_stored_in_the_metadata() {
     assert_eq!(o.retries, Some(2));
     assert!(!o.blocking, "async fns are not blocking");
 
-    let o = spec(FailIo).options;
+    let o = spec(AllOptions).options;
     assert!(o.sequential && o.background && o.requires_approval && o.destructive);
     assert!(o.blocking, "plain fns are marked blocking for the engine");
     assert!(spec(SaveAddress).options.idempotent);

@@ -136,6 +136,11 @@ impl ToolContext {
         self
     }
 
+    /// The cancellation token set on this context, if any.
+    pub fn cancellation_token(&self) -> Option<CancellationToken> {
+        self.cancel.clone()
+    }
+
     /// The cancellation token of this context (a fresh, never-cancelled one if none was set).
     pub fn cancellation(&self) -> CancellationToken {
         self.cancel.clone().unwrap_or_default()

@@ -2,9 +2,11 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod background;
 pub mod context;
 pub mod definition;
 pub mod error;
+pub mod exec;
 pub mod schema;
 pub mod tool;
 pub mod toolkit;
@@ -81,12 +83,17 @@ pub use agent_toolkit_macros::tool;
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
 pub use args::{ArgPolicy, ArgSink, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
+pub use background::{BackgroundJobs, JobRecord, JobStatus};
 pub use context::{
     CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
     ProgressEvent, ToolContext, ToolEmitter, ToolProgress,
 };
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use error::{BuildError, ConfigError, IntoToolError, ToolError, ToolErrorKind};
+pub use exec::{
+    ApprovalDecision, ApprovalHook, ApprovalRequest, BoxToolService, ExecSettings, RetryPolicy,
+    ToolInvocation,
+};
 pub use schema::{Dialect, NameMap};
 pub use tool::{
     AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,
@@ -102,9 +109,9 @@ pub use serde_json;
 /// Everything a tool author needs: `use agent_toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AgentTool, CallInfo, CancellationToken, Ctx, Dialect, FromToolContext, HiddenArgs, Json,
-        ToolCall, ToolContext, ToolDefinition, ToolEmitter, ToolError, ToolOutput, ToolResult,
-        Toolkit, tool, tools,
+        AgentTool, ApprovalDecision, ApprovalRequest, CallInfo, CancellationToken, Ctx, Dialect,
+        FromToolContext, HiddenArgs, Json, RetryPolicy, ToolCall, ToolContext, ToolDefinition,
+        ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool, tools,
     };
 }
 

@@ -275,6 +275,9 @@ pub struct ToolResult {
     pub name: String,
     /// Output, or why there is none.
     pub outcome: Result<ToolOutput, ToolError>,
+    /// How many times the tool was started (retries included); 0 when the call was refused
+    /// before the tool ran (unknown tool, bad arguments, denied) or is still pending.
+    pub attempts: u32,
 }
 
 impl ToolResult {
@@ -291,6 +294,12 @@ impl ToolResult {
     /// The error, if the call failed.
     pub fn error(&self) -> Option<&ToolError> {
         self.outcome.as_ref().err()
+    }
+
+    /// Whether this is the placeholder of a background call that is still running.
+    pub fn is_pending(&self) -> bool {
+        self.output()
+            .is_some_and(|o| o.metadata.get("background").is_some_and(|v| v == "pending"))
     }
 
     /// The text the model should see: the output, or `Error: <message>`.

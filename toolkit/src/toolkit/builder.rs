@@ -4,16 +4,24 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
+use tower::{Layer, Service};
 
 use super::{Entry, GroupInfo, GroupMasks, Inner, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, ParamPlan, PlannedParam, UnknownArgs};
+use crate::background::{BackgroundJobs, ResultCallback};
 use crate::context::ToolkitLayer;
 use crate::definition::{ToolAnnotations, ToolDefinition};
+use crate::error::ToolError;
 use crate::error::{BuildError, ConfigError};
+use crate::exec::{
+    self, ApprovalHook, BoxToolService, ExecSettings, LayerFn, RetryPolicy, ToolInvocation,
+};
 use crate::schema::{Dialect, NameMap, canonical};
-use crate::tool::{AgentTool, ParamKind, ToolSpec};
+use crate::tool::{AgentTool, ParamKind, ToolOptions, ToolOutput, ToolResult, ToolSpec};
 
 /// Something that can be registered: one tool, or a set of tools sharing state.
 ///
@@ -66,6 +74,21 @@ struct Registration {
     rename: Option<String>,
     bindings: Vec<Binding>,
     extra_groups: Vec<String>,
+    timeout: Option<Duration>,
+    retries: Option<u32>,
+}
+
+impl Registration {
+    fn new(tools: Vec<Arc<dyn AgentTool>>, rename: Option<String>) -> Self {
+        Registration {
+            tools,
+            rename,
+            bindings: Vec::new(),
+            extra_groups: Vec::new(),
+            timeout: None,
+            retries: None,
+        }
+    }
 }
 
 /// Builds a [`Toolkit`]. Every method is infallible; [`build`](Self::build) reports every
@@ -80,7 +103,28 @@ pub struct ToolkitBuilder {
     context: ToolkitLayer,
     policy: ArgPolicy,
     errors: Vec<ConfigError>,
+    exec: ExecDefaults,
 }
+
+/// Toolkit-wide execution settings, before per-tool overrides.
+struct ExecDefaults {
+    timeout: Option<Duration>,
+    total_timeout: Option<Duration>,
+    retry: RetryPolicy,
+    max_concurrency: usize,
+    max_output_bytes: usize,
+    layers: Vec<LayerFn>,
+    approval: Option<Arc<dyn ApprovalHook>>,
+    background_capacity: usize,
+    callbacks: Vec<ResultCallback>,
+}
+
+/// Default cap on calls running at once in a batch.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
+/// Default limit on the output passed to the model: 1 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+/// Default number of background jobs running at once.
+pub const DEFAULT_BACKGROUND_CAPACITY: usize = 64;
 
 impl Default for ToolkitBuilder {
     fn default() -> Self {
@@ -97,6 +141,17 @@ impl ToolkitBuilder {
             context: ToolkitLayer::default(),
             policy: ArgPolicy::default(),
             errors: Vec::new(),
+            exec: ExecDefaults {
+                timeout: None,
+                total_timeout: None,
+                retry: RetryPolicy::none(),
+                max_concurrency: DEFAULT_MAX_CONCURRENCY,
+                max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+                layers: Vec::new(),
+                approval: None,
+                background_capacity: DEFAULT_BACKGROUND_CAPACITY,
+                callbacks: Vec::new(),
+            },
         }
     }
 
@@ -125,24 +180,16 @@ impl ToolkitBuilder {
 
     /// Register a tool (or every tool of a `#[tools]` value).
     pub fn register(mut self, tools: impl IntoTools) -> Self {
-        self.registrations.push(Registration {
-            tools: tools.into_tools(),
-            rename: None,
-            bindings: Vec::new(),
-            extra_groups: Vec::new(),
-        });
+        self.registrations
+            .push(Registration::new(tools.into_tools(), None));
         self
     }
 
     /// Register one tool under another name. The same tool may be registered several times
     /// under different names, each with its own presets.
     pub fn register_as(mut self, name: impl Into<String>, tool: impl AgentTool) -> Self {
-        self.registrations.push(Registration {
-            tools: vec![Arc::new(tool)],
-            rename: Some(name.into()),
-            bindings: Vec::new(),
-            extra_groups: Vec::new(),
-        });
+        self.registrations
+            .push(Registration::new(vec![Arc::new(tool)], Some(name.into())));
         self
     }
 
@@ -187,6 +234,104 @@ impl ToolkitBuilder {
         self
     }
 
+    /// Give the tools of the last registration their own per-attempt timeout (overrides
+    /// `#[tool(timeout)]` and [`timeout`](Self::timeout)).
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        match self.registrations.last_mut() {
+            Some(reg) => reg.timeout = Some(timeout),
+            None => self
+                .errors
+                .push(ConfigError::NothingRegistered("tool_timeout")),
+        }
+        self
+    }
+
+    /// Give the tools of the last registration their own number of retries (overrides
+    /// `#[tool(retries)]` and the toolkit's [`retry`](Self::retry) policy's count).
+    pub fn tool_retries(mut self, retries: u32) -> Self {
+        match self.registrations.last_mut() {
+            Some(reg) => reg.retries = Some(retries),
+            None => self
+                .errors
+                .push(ConfigError::NothingRegistered("tool_retries")),
+        }
+        self
+    }
+
+    /// Default deadline of one attempt of any tool (a tool's own `timeout` wins). None by
+    /// default.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.exec.timeout = Some(timeout);
+        self
+    }
+
+    /// Deadline of a whole call, retries and backoff included. None by default.
+    pub fn total_timeout(mut self, timeout: Duration) -> Self {
+        self.exec.total_timeout = Some(timeout);
+        self
+    }
+
+    /// Retry policy of every tool (a tool's own `retries` overrides the count). No retries by
+    /// default.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.exec.retry = policy;
+        self
+    }
+
+    /// Most calls of one batch running at once (default 16; at least 1).
+    pub fn max_concurrency(mut self, max: usize) -> Self {
+        self.exec.max_concurrency = max.max(1);
+        self
+    }
+
+    /// Longest output handed to the model (default 1 MiB); longer output is cut and marked.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.exec.max_output_bytes = bytes;
+        self
+    }
+
+    /// Add a tower layer around every call, inside the tracing span and outside approval,
+    /// deadlines, retries and timeouts. The first layer added is the outermost. The layer's
+    /// service must keep the stack's types: requests [`ToolInvocation`](crate::ToolInvocation),
+    /// responses [`ToolOutput`](crate::ToolOutput), errors [`ToolError`](crate::ToolError).
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxToolService> + Send + Sync + 'static,
+        L::Service: Service<ToolInvocation, Response = ToolOutput, Error = ToolError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as Service<ToolInvocation>>::Future: Send + 'static,
+    {
+        self.exec.layers.push(Arc::new(move |inner| {
+            BoxToolService::new(layer.layer(inner))
+        }));
+        self
+    }
+
+    /// The hook asked before tools marked `requires_approval` run (a hook in the call's context
+    /// wins). Without any hook such calls are denied.
+    pub fn approval_hook(mut self, hook: impl ApprovalHook) -> Self {
+        self.exec.approval = Some(Arc::new(hook));
+        self
+    }
+
+    /// Most background jobs running at once (default 64); calls beyond it get an error result.
+    pub fn background_capacity(mut self, capacity: usize) -> Self {
+        self.exec.background_capacity = capacity.max(1);
+        self
+    }
+
+    /// Call `callback` with the result of every background call when it finishes.
+    pub fn on_tool_result(
+        mut self,
+        callback: impl Fn(&ToolResult) + Send + Sync + 'static,
+    ) -> Self {
+        self.exec.callbacks.push(Arc::new(callback));
+        self
+    }
+
     /// Put `value` into the toolkit's context layer (the lowest: agent and call contexts
     /// override it for the same type).
     pub fn context<T: Send + Sync + 'static>(mut self, value: T) -> Self {
@@ -223,6 +368,7 @@ impl ToolkitBuilder {
             context,
             policy,
             mut errors,
+            exec: defaults,
         } = self;
         let group_ids: HashMap<&str, usize> = groups
             .iter()
@@ -276,10 +422,12 @@ impl ToolkitBuilder {
                 }
                 definitions.push(definition);
                 tool_group_ids.push(tool_groups);
+                let settings = Arc::new(settings_for(&spec.options, reg, &defaults));
                 entries.push(Entry {
                     tool: tool.clone(),
                     plan: Arc::new(plan),
                     options: spec.options,
+                    settings,
                     rendered: Default::default(),
                 });
             }
@@ -309,12 +457,44 @@ impl ToolkitBuilder {
             context,
             policy,
             default_scope: Arc::new(Scope::root(default_active)),
+            stack: exec::build_stack(defaults.approval.clone(), &defaults.layers),
+            max_concurrency: defaults.max_concurrency,
+            background: Arc::new(BackgroundJobs::new(
+                defaults.background_capacity,
+                defaults.callbacks,
+            )),
         };
         let inner = Arc::new(inner);
         Ok(Toolkit {
             scope: inner.default_scope.clone(),
             inner,
         })
+    }
+}
+
+/// A tool's execution settings: its own options over the registration's over the toolkit's.
+fn settings_for(
+    options: &ToolOptions,
+    reg: &Registration,
+    defaults: &ExecDefaults,
+) -> ExecSettings {
+    let mut retry = defaults.retry.clone();
+    if let Some(n) = reg.retries.or(options.retries) {
+        retry.max_retries = n;
+        if retry.initial_backoff.is_zero() && n > 0 {
+            // A tool asked for retries on a toolkit without a policy: a sane default backoff.
+            retry = RetryPolicy::exponential(n, Duration::from_millis(100), 2.0);
+        }
+    }
+    ExecSettings {
+        attempt_timeout: reg.timeout.or(options.timeout).or(defaults.timeout),
+        total_timeout: defaults.total_timeout,
+        retry,
+        retry_timeouts: options.read_only || options.idempotent,
+        blocking: options.blocking,
+        requires_approval: options.requires_approval,
+        background: options.background,
+        max_output_bytes: defaults.max_output_bytes,
     }
 }
 

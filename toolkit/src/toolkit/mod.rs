@@ -5,12 +5,13 @@ mod builder;
 mod scope;
 mod snapshot;
 
-use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use futures::FutureExt;
+use futures::{Stream, StreamExt};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use tower::ServiceExt;
 
 pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
 use scope::Scope;
@@ -18,11 +19,14 @@ use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
 
 use crate::args::{self, ArgPolicy, ParamPlan};
+use crate::background::BackgroundJobs;
 use crate::context::{CallInfo, ToolContext, ToolkitLayer};
 use crate::definition::ToolDefinition;
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
+use crate::exec::batch::{self, BatchItem};
+use crate::exec::{self, BoxToolService, ExecSettings, ToolInvocation};
 use crate::schema::{Dialect, NameMap};
-use crate::tool::{AgentTool, ToolCall, ToolFuture, ToolOptions, ToolResult};
+use crate::tool::{AgentTool, ToolCall, ToolOptions, ToolOutput, ToolResult};
 
 /// A declared tool group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +42,7 @@ struct Entry {
     tool: Arc<dyn AgentTool>,
     plan: Arc<ParamPlan>,
     options: ToolOptions,
+    settings: Arc<ExecSettings>,
     /// Provider renderings, made on first use.
     rendered: [OnceLock<Value>; 5],
 }
@@ -55,6 +60,10 @@ struct Inner {
     context: ToolkitLayer,
     policy: ArgPolicy,
     default_scope: Arc<Scope>,
+    /// The execution stack every call runs through.
+    stack: exec::trace::Trace<BoxToolService>,
+    max_concurrency: usize,
+    background: Arc<BackgroundJobs>,
 }
 
 /// Tools, their groups, and dispatch of model calls.
@@ -181,36 +190,158 @@ impl Toolkit {
         self.inner.name_maps[dialect as usize].original_name(wire)
     }
 
-    /// Run one call. Always returns exactly one result: argument errors, unknown or switched-off
-    /// tools, tool failures and panics all become model-visible error results.
+    /// Run one call through the execution stack. Always returns exactly one result: unknown or
+    /// switched-off tools, argument errors, tool failures, timeouts, panics and cancellation all
+    /// become model-visible error results. A call of a `background` tool returns a pending
+    /// result at once (see [`background`](Self::background)).
     pub async fn call(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
         let ToolCall {
             id,
             name,
             arguments,
         } = call;
-        let outcome = match self.prepare(&id, &name, arguments, ctx) {
-            Ok(future) => AssertUnwindSafe(future)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|panic| Err(panicked(&name, panic))),
-            Err(e) => Err(e),
+        let inv = match self.prepare(&id, &name, arguments, ctx) {
+            Ok(inv) => inv,
+            Err(error) => return rejected(id, name, error),
         };
+        if inv.settings.background {
+            return self.submit(
+                ToolCall {
+                    id,
+                    name,
+                    arguments: String::new(),
+                },
+                inv,
+            );
+        }
+        let attempts = inv.attempts.clone();
+        let outcome = self.inner.stack.clone().oneshot(inv).await;
         ToolResult {
             call_id: id,
             name,
             outcome,
+            attempts: attempts.load(Ordering::Relaxed),
         }
     }
 
-    /// Look the tool up, check it is active, resolve its arguments and start it.
+    /// Run a batch of calls (one model turn) and return their results in call order.
+    ///
+    /// Calls run concurrently, at most [`max_concurrency`](ToolkitBuilder::max_concurrency) at a
+    /// time; each call of a `sequential` tool waits for the calls before it and runs alone. A
+    /// call id used twice gets an error result for the second call. Dropping the returned
+    /// future cancels every call still running (their futures are dropped).
+    pub async fn call_all(&self, calls: Vec<ToolCall>, ctx: &ToolContext) -> Vec<ToolResult> {
+        let count = calls.len();
+        let mut slots: Vec<Option<ToolResult>> = (0..count).map(|_| None).collect();
+        let mut stream = std::pin::pin!(self.indexed_stream(calls, ctx));
+        while let Some((index, result)) = stream.next().await {
+            slots[index] = Some(result);
+        }
+        slots.into_iter().flatten().collect()
+    }
+
+    /// Like [`call_all`](Self::call_all), but yields each result as soon as its call finishes;
+    /// results carry their call id. Sequential tools still act as barriers.
+    pub fn call_stream<'a>(
+        &'a self,
+        calls: Vec<ToolCall>,
+        ctx: &'a ToolContext,
+    ) -> impl Stream<Item = ToolResult> + Send + 'a {
+        self.indexed_stream(calls, ctx).map(|(_, result)| result)
+    }
+
+    fn indexed_stream<'a>(
+        &'a self,
+        calls: Vec<ToolCall>,
+        ctx: &'a ToolContext,
+    ) -> impl Stream<Item = (usize, ToolResult)> + Send + 'a {
+        let max = self.inner.max_concurrency;
+        let segments = batch::plan(calls, |call| {
+            self.lookup(&call.name)
+                .is_some_and(|i| self.inner.entries[i].options.sequential)
+        });
+        futures::stream::iter(segments).flat_map(move |segment| {
+            futures::stream::iter(segment)
+                .map(move |(index, item)| async move {
+                    match item {
+                        BatchItem::Run(call) => (index, self.call(call, ctx).await),
+                        BatchItem::Answered(result) => (index, result),
+                    }
+                })
+                .buffer_unordered(max)
+        })
+    }
+
+    /// The toolkit's background queue and ledger (shared by all clones and views).
+    pub fn background(&self) -> &BackgroundJobs {
+        &self.inner.background
+    }
+
+    /// Validate a background call, queue it, and answer with a pending result.
+    fn submit(&self, call: ToolCall, mut inv: ToolInvocation) -> ToolResult {
+        let refuse = |call: ToolCall, error: ToolError| rejected(call.id, call.name, error);
+        // Argument errors are answered now, while the model can still correct them.
+        if let Err(e) = inv
+            .args
+            .as_mut()
+            .map_err(|e| e.clone())
+            .and_then(|a| a.resolve_slots())
+        {
+            return refuse(call, e);
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return refuse(
+                call,
+                ToolError::execution("background tools need a tokio runtime").with_detail(
+                    "Toolkit::call of a background tool was awaited outside a tokio runtime",
+                ),
+            );
+        };
+        let jobs = &self.inner.background;
+        let permit = match jobs.reserve() {
+            Ok(permit) => permit,
+            Err(why) => return refuse(call, ToolError::execution(why)),
+        };
+        // The job outlives this call: it stops on toolkit shutdown, not with the caller.
+        inv.ctx = inv.ctx.clone().with_cancellation(jobs.shutdown_token());
+        if let Ok(args) = &mut inv.args {
+            args.set_context(inv.ctx.clone());
+        }
+        let stack = self.inner.stack.clone();
+        let (id, name) = (call.id.clone(), call.name.clone());
+        let job = {
+            let (id, name) = (id.clone(), name.clone());
+            async move {
+                let attempts = inv.attempts.clone();
+                let outcome = stack.oneshot(inv).await;
+                ToolResult {
+                    call_id: id,
+                    name,
+                    outcome,
+                    attempts: attempts.load(Ordering::Relaxed),
+                }
+            }
+        };
+        jobs.start(&handle, call, permit, job);
+        let note = format!(
+            "Tool `{name}` is running in the background (call id {id}); its result will be reported when it finishes."
+        );
+        ToolResult {
+            call_id: id,
+            name,
+            outcome: Ok(ToolOutput::text(note).with_metadata("background", "pending".into())),
+            attempts: 0,
+        }
+    }
+
+    /// Look the tool up, check it is active, resolve its arguments, and build the invocation.
     fn prepare(
         &self,
         id: &Arc<str>,
         name: &str,
         arguments: String,
         ctx: &ToolContext,
-    ) -> Result<ToolFuture, ToolError> {
+    ) -> Result<ToolInvocation, ToolError> {
         let Some(index) = self.lookup(name) else {
             return Err(ToolError::new(
                 ToolErrorKind::UnknownTool,
@@ -234,17 +365,16 @@ impl Toolkit {
             call_id: id.clone(),
             tool_name: entry.plan.tool.clone(),
         };
-        let args = args::resolve(
-            &entry.plan,
-            arguments,
-            ctx,
+        let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
+        let args = args::resolve(&entry.plan, arguments, call_ctx.clone(), &self.inner.policy);
+        Ok(ToolInvocation {
+            tool: entry.tool.clone(),
+            args,
             info,
-            &self.inner.context,
-            &self.inner.policy,
-        )?;
-        let tool = &entry.tool;
-        std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(args)))
-            .map_err(|p| panicked(name, p))
+            ctx: call_ctx,
+            settings: entry.settings.clone(),
+            attempts: Arc::new(AtomicU32::new(0)),
+        })
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
@@ -299,15 +429,16 @@ impl Toolkit {
     }
 }
 
-fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> ToolError {
-    let detail = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".into());
-    ToolError::new(
-        ToolErrorKind::Panicked,
-        format!("tool `{tool}` failed unexpectedly"),
-    )
-    .with_detail(format!("tool `{tool}` panicked: {detail}"))
+/// The result of a call refused before any tool ran, traced like every other call.
+fn rejected(call_id: Arc<str>, name: String, error: ToolError) -> ToolResult {
+    let span = exec::trace::span(&name, &call_id);
+    span.record("error.type", error.kind().as_str());
+    span.record("gen_ai.tool.attempts", 0);
+    span.in_scope(|| tracing::info!(error.type = error.kind().as_str(), error.message = error.message(), "tool call refused"));
+    ToolResult {
+        call_id,
+        name,
+        outcome: Err(error),
+        attempts: 0,
+    }
 }

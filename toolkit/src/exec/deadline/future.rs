@@ -1,0 +1,94 @@
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use pin_project_lite::pin_project;
+use tokio::time::Sleep;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use super::error::{Limit, cancelled, elapsed};
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
+
+pin_project! {
+    /// Response future of [`Deadline`](super::Deadline).
+    pub struct DeadlineFuture<F> {
+        #[pin]
+        inner: Option<F>,
+        #[pin]
+        sleep: Option<Sleep>,
+        #[pin]
+        cancel: Option<WaitForCancellationFutureOwned>,
+        limit: Option<Duration>,
+        failed: Option<ToolError>,
+        tool: Arc<str>,
+    }
+}
+
+impl<F> DeadlineFuture<F> {
+    pub(super) fn new(
+        inner: F,
+        limit: Option<Duration>,
+        cancel: Option<CancellationToken>,
+        tool: Arc<str>,
+    ) -> Self {
+        DeadlineFuture {
+            inner: Some(inner),
+            sleep: limit.map(tokio::time::sleep),
+            cancel: cancel.map(CancellationToken::cancelled_owned),
+            limit,
+            failed: None,
+            tool,
+        }
+    }
+
+    pub(super) fn failed(error: ToolError, tool: Arc<str>) -> Self {
+        DeadlineFuture {
+            inner: None,
+            sleep: None,
+            cancel: None,
+            limit: None,
+            failed: Some(error),
+            tool,
+        }
+    }
+}
+
+impl<F> Future for DeadlineFuture<F>
+where
+    F: Future<Output = Result<ToolOutput, ToolError>>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let Some(inner) = this.inner.as_mut().as_pin_mut() else {
+            return Poll::Ready(Err(this
+                .failed
+                .take()
+                .unwrap_or_else(|| cancelled(this.tool))));
+        };
+        if let Some(cancel) = this.cancel.as_pin_mut()
+            && cancel.poll(cx).is_ready()
+        {
+            this.inner.set(None);
+            return Poll::Ready(Err(cancelled(this.tool)));
+        }
+        if let Poll::Ready(result) = inner.poll(cx) {
+            return Poll::Ready(result);
+        }
+        let expired = this
+            .sleep
+            .as_pin_mut()
+            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+        match *this.limit {
+            Some(limit) if expired => {
+                this.inner.set(None);
+                Poll::Ready(Err(elapsed(this.tool, limit, Limit::Total)))
+            }
+            _ => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The execution engine: every call runs through a stack of real tower [`Service`]s.
+//!
+//! Outermost first:
+//!
+//! 1. [`trace`] — one `execute_tool` span per call (OpenTelemetry GenAI names);
+//! 2. the user's own layers ([`ToolkitBuilder::layer`](crate::ToolkitBuilder::layer));
+//! 3. [`approval`] — tools marked `requires_approval` wait for an [`ApprovalHook`];
+//! 4. [`deadline`] — the total deadline over all attempts, and cancellation;
+//! 5. [`retry`] — retries of retryable failures, with backoff;
+//! 6. [`timeout`] — the deadline of one attempt;
+//! 7. [`guard`] — a panic in the tool becomes a `Panicked` error;
+//! 8. [`ToolService`] — runs the tool (blocking tools on the blocking pool) and bounds its
+//!    output.
+//!
+//! Each middleware has tower's own shape (`mod.rs` the service, `layer.rs` the layer,
+//! `future.rs` its response future, `error.rs` the errors it produces). The request is a
+//! [`ToolInvocation`], which carries the per-tool settings, so one stack serves every tool. The
+//! error type stays [`ToolError`] from end to end: no `BoxError` reaches the caller.
+
+pub mod approval;
+pub mod batch;
+pub mod deadline;
+pub mod guard;
+pub mod retry;
+pub mod timeout;
+pub mod trace;
+
+mod output;
+mod service;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest};
+pub use output::truncate_output;
+pub use retry::RetryPolicy;
+pub use service::ToolService;
+
+use crate::args::ToolArgs;
+use crate::context::{CallInfo, ToolContext};
+use crate::error::ToolError;
+use crate::tool::{AgentTool, ToolOutput};
+
+/// The request every layer of the stack sees: one call of one tool, with its settings.
+///
+/// Cloning is cheap (reference counts and the argument text); the retry layer clones it per
+/// attempt.
+#[derive(Clone)]
+pub struct ToolInvocation {
+    /// The tool to run.
+    pub tool: Arc<dyn AgentTool>,
+    /// The resolved arguments, or why they could not be resolved (the tool service then fails
+    /// the call with that error, inside the stack, so it is traced like any other result).
+    pub args: Result<ToolArgs, ToolError>,
+    /// Which call this is.
+    pub info: CallInfo,
+    /// The call's context (cancellation, progress, values).
+    pub ctx: ToolContext,
+    /// Settings of this tool in this toolkit.
+    pub settings: Arc<ExecSettings>,
+    /// Attempts started so far; the retry layer counts, the result reports.
+    pub attempts: Arc<AtomicU32>,
+}
+
+impl ToolInvocation {
+    /// Attempts started so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts.load(Ordering::Relaxed)
+    }
+
+    /// The tool's registered name.
+    pub fn tool_name(&self) -> &str {
+        &self.info.tool_name
+    }
+}
+
+impl std::fmt::Debug for ToolInvocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolInvocation")
+            .field("info", &self.info)
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The execution settings of one registered tool: the toolkit's defaults, overridden by the
+/// tool's own options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecSettings {
+    /// Deadline of one attempt.
+    pub attempt_timeout: Option<Duration>,
+    /// Deadline of the whole call, retries and backoff included.
+    pub total_timeout: Option<Duration>,
+    /// Retries.
+    pub retry: RetryPolicy,
+    /// A timed-out attempt may be retried (the tool is `read_only` or `idempotent`).
+    pub retry_timeouts: bool,
+    /// Runs on the blocking pool (a plain `fn` tool).
+    pub blocking: bool,
+    /// Must be approved before it runs.
+    pub requires_approval: bool,
+    /// Runs in the background queue; the call answers at once with a pending result.
+    pub background: bool,
+    /// Largest output passed on to the model; longer output is cut with a marker.
+    pub max_output_bytes: usize,
+}
+
+/// Timers need a tokio runtime; without one, a call that needs a deadline or a backoff fails
+/// with this error instead of panicking.
+pub(crate) fn no_timer(tool: &str) -> Option<ToolError> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return None;
+    }
+    Some(
+        ToolError::execution(format!("tool `{tool}` could not be run with its time limits"))
+            .with_detail("deadlines, timeouts and retry backoff need a tokio runtime with timers; await the call inside one"),
+    )
+}
+
+/// The stack's service type once boxed: what user layers wrap and what the toolkit calls.
+pub type BoxToolService = tower::util::BoxCloneSyncService<ToolInvocation, ToolOutput, ToolError>;
+
+/// Applies one user layer to the boxed stack.
+pub(crate) type LayerFn = Arc<dyn Fn(BoxToolService) -> BoxToolService + Send + Sync>;
+
+/// Assemble the stack in the documented order.
+pub(crate) fn build_stack(
+    hook: Option<Arc<dyn ApprovalHook>>,
+    user_layers: &[LayerFn],
+) -> trace::Trace<BoxToolService> {
+    use tower::ServiceBuilder;
+    let inner = ServiceBuilder::new()
+        .layer(approval::ApprovalLayer::new(hook))
+        .layer(deadline::DeadlineLayer)
+        .layer(retry::RetryLayer)
+        .layer(timeout::TimeoutLayer)
+        .layer(guard::PanicGuardLayer)
+        .service(ToolService);
+    let mut stack = BoxToolService::new(inner);
+    // The first layer added is the outermost of the user's layers.
+    for layer in user_layers.iter().rev() {
+        stack = layer(stack);
+    }
+    trace::Trace::new(stack)
+}

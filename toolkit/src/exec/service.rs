@@ -1,0 +1,98 @@
+//! [`ToolService`]: the innermost service, which runs the tool itself.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
+
+use tokio::task::JoinHandle;
+
+use super::ToolInvocation;
+use super::output::truncate_output;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::{ToolFuture, ToolOutput};
+
+/// Runs the tool of a [`ToolInvocation`] and bounds its output.
+///
+/// Async tools run on the caller's task. Blocking tools (plain `fn`s) run on tokio's blocking
+/// pool so they cannot stall the runtime's worker threads; a timeout or cancellation then stops
+/// *waiting* for them, but the thread runs the function to its end (a thread cannot be
+/// interrupted), and the late result is discarded. Outside a tokio runtime, blocking tools run
+/// inline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToolService;
+
+impl tower::Service<ToolInvocation> for ToolService {
+    type Response = ToolOutput;
+    type Error = ToolError;
+    type Future = ToolServiceFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, inv: ToolInvocation) -> ToolServiceFuture {
+        let max = inv.settings.max_output_bytes;
+        let args = match inv.args {
+            Ok(args) => args,
+            Err(e) => {
+                return ToolServiceFuture {
+                    state: State::Done(Some(Err(e))),
+                    max,
+                };
+            }
+        };
+        inv.attempts.fetch_add(1, Ordering::Relaxed);
+        let future = inv.tool.call(args);
+        let state = match tokio::runtime::Handle::try_current() {
+            Ok(handle) if inv.settings.blocking => {
+                State::Blocking(handle.spawn_blocking(move || futures::executor::block_on(future)))
+            }
+            _ => State::Running(future),
+        };
+        ToolServiceFuture { state, max }
+    }
+}
+
+enum State {
+    Done(Option<Result<ToolOutput, ToolError>>),
+    Running(ToolFuture),
+    Blocking(JoinHandle<Result<ToolOutput, ToolError>>),
+}
+
+/// Response future of [`ToolService`].
+pub struct ToolServiceFuture {
+    state: State,
+    max: usize,
+}
+
+impl Future for ToolServiceFuture {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let max = self.max;
+        let result = match &mut self.state {
+            State::Done(result) => result.take().unwrap_or_else(|| {
+                Err(ToolError::execution(
+                    "internal error: tool future polled after completion",
+                ))
+            }),
+            State::Running(future) => std::task::ready!(future.as_mut().poll(cx)),
+            State::Blocking(handle) => match std::task::ready!(Pin::new(handle).poll(cx)) {
+                Ok(result) => result,
+                Err(join) if join.is_panic() => {
+                    let detail = super::guard::panic_message(join.into_panic());
+                    Err(
+                        ToolError::new(ToolErrorKind::Panicked, "the tool failed unexpectedly")
+                            .with_detail(detail),
+                    )
+                }
+                Err(_) => Err(ToolError::new(
+                    ToolErrorKind::Cancelled,
+                    "the tool was cancelled",
+                )),
+            },
+        };
+        Poll::Ready(result.map(|out| truncate_output(out, max)))
+    }
+}

@@ -1,0 +1,75 @@
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use pin_project_lite::pin_project;
+use tokio::time::Sleep;
+
+use super::error::{Limit, elapsed};
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
+
+pin_project! {
+    /// Response future of [`Timeout`](super::Timeout). Without a limit it is the inner
+    /// future plus a branch.
+    pub struct TimeoutFuture<F> {
+        #[pin]
+        inner: Option<F>,
+        #[pin]
+        sleep: Option<Sleep>,
+        limit: Option<Duration>,
+        failed: Option<ToolError>,
+        tool: Arc<str>,
+    }
+}
+
+impl<F> TimeoutFuture<F> {
+    pub(super) fn new(inner: Option<F>, limit: Option<Duration>, tool: Arc<str>) -> Self {
+        TimeoutFuture {
+            inner,
+            sleep: limit.map(tokio::time::sleep),
+            limit,
+            failed: None,
+            tool,
+        }
+    }
+
+    pub(super) fn failed(error: ToolError, tool: Arc<str>) -> Self {
+        TimeoutFuture {
+            inner: None,
+            sleep: None,
+            limit: None,
+            failed: Some(error),
+            tool,
+        }
+    }
+}
+
+impl<F> Future for TimeoutFuture<F>
+where
+    F: Future<Output = Result<ToolOutput, ToolError>>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Some(inner) = this.inner.as_pin_mut() else {
+            return Poll::Ready(Err(this.failed.take().unwrap_or_else(|| {
+                ToolError::execution("internal error: timeout polled after completion")
+            })));
+        };
+        if let Poll::Ready(result) = inner.poll(cx) {
+            return Poll::Ready(result);
+        }
+        let expired = this
+            .sleep
+            .as_pin_mut()
+            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+        match *this.limit {
+            Some(limit) if expired => Poll::Ready(Err(elapsed(this.tool, limit, Limit::Attempt))),
+            _ => Poll::Pending,
+        }
+    }
+}
