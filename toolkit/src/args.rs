@@ -202,8 +202,40 @@ impl ToolArgs {
         Ok(())
     }
 
-    /// Replace the argument text (an approver's edit) and validate it again with the thorough
-    /// path. On error the arguments are left as they were.
+    /// Check everything the tool would check before running: names, hidden and unknown
+    /// arguments, missing values, and the type of every value present. Used where arguments
+    /// must be known good before the tool runs (approval, background submission).
+    pub fn validate(&mut self) -> Result<(), ToolError> {
+        self.resolve_slots()?;
+        let problems: Vec<String> = self
+            .plan
+            .params
+            .iter()
+            .zip(&self.slots)
+            .filter_map(|(param, slot)| {
+                let text = match *slot {
+                    Slot::Model(start, end) => &self.text[start as usize..end as usize],
+                    _ => return None,
+                };
+                param
+                    .check
+                    .and_then(|check| check(text).err())
+                    .map(|e| e.describe(&param.name))
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(combine(
+                &self.plan.tool,
+                problems,
+                ToolErrorKind::InvalidArguments,
+            ))
+        }
+    }
+
+    /// Replace the argument text (an approver's edit) and [`validate`](Self::validate) it. On
+    /// error the arguments are left as they were.
     pub fn replace_arguments(&mut self, text: String) -> Result<(), ToolError> {
         check_size(&self.plan.tool, &text, &self.policy)?;
         let text = if text.trim().is_empty() {
@@ -211,10 +243,16 @@ impl ToolArgs {
         } else {
             text
         };
-        let slots = collect_slots(&self.plan, &text, &self.policy)?;
-        self.text = text;
-        self.slots = slots;
-        self.resolved = true;
+        let mut edited = ToolArgs {
+            text,
+            slots: Vec::new(),
+            resolved: false,
+            plan: self.plan.clone(),
+            policy: self.policy,
+            ctx: self.ctx.clone(),
+        };
+        edited.validate()?;
+        *self = edited;
         Ok(())
     }
 

@@ -80,8 +80,24 @@ impl ToolContext {
 
     /// Put `value` into the given layer, in place.
     pub fn insert_in<T: Send + Sync + 'static>(&mut self, layer: ContextLayer, value: T) {
+        self.insert_shared_in(layer, Arc::new(value));
+    }
+
+    /// Put a shared value into the call layer: tools get this same `Arc` through [`Ctx<T>`],
+    /// so the caller can watch or change what they see.
+    pub fn with_shared<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.insert_shared_in(ContextLayer::Call, value);
+        self
+    }
+
+    /// Put a shared value into the given layer, in place.
+    pub fn insert_shared_in<T: Send + Sync + 'static>(
+        &mut self,
+        layer: ContextLayer,
+        value: Arc<T>,
+    ) {
         let slot = &mut self.layers[layer as usize];
-        Arc::make_mut(slot.get_or_insert_with(Default::default)).insert(Arc::new(value));
+        Arc::make_mut(slot.get_or_insert_with(Default::default)).insert(value);
     }
 
     /// Use every value of `other`'s call layer as this context's layer `layer`. The agent uses
@@ -192,8 +208,8 @@ impl fmt::Debug for ToolContext {
 pub struct ToolkitLayer(Arc<Layer>);
 
 impl ToolkitLayer {
-    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        Arc::make_mut(&mut self.0).insert(Arc::new(value));
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        Arc::make_mut(&mut self.0).insert(value);
     }
 }
 

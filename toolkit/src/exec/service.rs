@@ -2,7 +2,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
 
 use tokio::task::JoinHandle;
@@ -39,10 +40,12 @@ impl tower::Service<ToolInvocation> for ToolService {
                 return ToolServiceFuture {
                     state: State::Done(Some(Err(e))),
                     max,
+                    attempts: None,
                 };
             }
         };
         inv.attempts.fetch_add(1, Ordering::Relaxed);
+        let attempts = Some(inv.attempts.clone());
         let future = inv.tool.call(args);
         let state = match tokio::runtime::Handle::try_current() {
             Ok(handle) if inv.settings.blocking => {
@@ -50,7 +53,11 @@ impl tower::Service<ToolInvocation> for ToolService {
             }
             _ => State::Running(future),
         };
-        ToolServiceFuture { state, max }
+        ToolServiceFuture {
+            state,
+            max,
+            attempts,
+        }
     }
 }
 
@@ -64,6 +71,8 @@ enum State {
 pub struct ToolServiceFuture {
     state: State,
     max: usize,
+    /// The invocation's attempt counter, when this attempt counted.
+    attempts: Option<Arc<AtomicU32>>,
 }
 
 impl Future for ToolServiceFuture {
@@ -93,6 +102,18 @@ impl Future for ToolServiceFuture {
                 )),
             },
         };
+        // Generated tools check their arguments when called; a refusal there means the
+        // function never ran, so it was no attempt.
+        if let (Err(e), Some(attempts)) = (&result, &self.attempts)
+            && matches!(
+                e.kind(),
+                ToolErrorKind::InvalidArguments
+                    | ToolErrorKind::HiddenArgument
+                    | ToolErrorKind::MissingContext
+            )
+        {
+            attempts.fetch_sub(1, Ordering::Relaxed);
+        }
         Poll::Ready(result.map(|out| truncate_output(out, max)))
     }
 }

@@ -335,6 +335,13 @@ impl ToolkitBuilder {
     /// Put `value` into the toolkit's context layer (the lowest: agent and call contexts
     /// override it for the same type).
     pub fn context<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.context.insert(Arc::new(value));
+        self
+    }
+
+    /// Put a shared value into the toolkit's context layer: tools get this same `Arc` through
+    /// [`Ctx<T>`](crate::Ctx), so the application can keep a handle on it.
+    pub fn context_shared<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
         self.context.insert(value);
         self
     }

@@ -285,7 +285,7 @@ impl Toolkit {
             .args
             .as_mut()
             .map_err(|e| e.clone())
-            .and_then(|a| a.resolve_slots())
+            .and_then(|a| a.validate())
         {
             return refuse(call, e);
         }

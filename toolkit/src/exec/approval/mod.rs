@@ -107,7 +107,7 @@ where
         // Validate first: nobody should be asked to approve arguments that cannot run.
         let arguments = match &mut inv.args {
             Err(_) => return ApprovalFuture::pass(self.inner.call(inv)),
-            Ok(args) => match args.resolve_slots() {
+            Ok(args) => match args.validate() {
                 Ok(()) => args.raw().to_string(),
                 Err(e) => return ApprovalFuture::fail(e),
             },

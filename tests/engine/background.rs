@@ -1,0 +1,178 @@
+//! Background tools: pending at once, ledger, callbacks, stream, limits, shutdown.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_toolkit::prelude::*;
+use agent_toolkit::{JobStatus, ToolErrorKind};
+use futures::StreamExt;
+
+use super::tools::*;
+
+fn job(id: &str, ms: u64, fail: bool) -> ToolCall {
+    ToolCall::new(id, "long_job", format!(r#"{{"ms": {ms}, "fail": {fail}}}"#))
+}
+
+#[tokio::test]
+async fn a_background_call_answers_at_once_and_reports_later() {
+    let probe = Arc::new(Probe::default());
+    let delivered: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = delivered.clone();
+    let kit = kit(&probe)
+        .on_tool_result(move |r| sink.lock().unwrap().push(r.call_id.to_string()))
+        .build()
+        .unwrap();
+    let mut results = Box::pin(kit.background().results());
+    let ctx = ToolContext::new();
+
+    let pending = kit.call(job("j1", 60, false), &ctx).await;
+    assert!(pending.is_pending(), "{}", pending.model_text());
+    assert!(
+        pending
+            .model_text()
+            .contains("running in the background (call id j1)")
+    );
+    let failing = kit.call(job("j2", 10, true), &ctx).await;
+    assert!(failing.is_pending());
+    assert_eq!(kit.background().pending().len(), 2);
+
+    let first = tokio::time::timeout(Duration::from_secs(5), results.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&*first.call_id, "j2");
+    assert_eq!(first.error().unwrap().message(), "job failed");
+    let second = tokio::time::timeout(Duration::from_secs(5), results.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(second.model_text(), "job done after 60");
+    assert_eq!(second.attempts, 1);
+
+    let ledger = kit.background();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(ledger.pending().is_empty());
+    assert_eq!(ledger.finished().len(), 1);
+    assert_eq!(ledger.failed().len(), 1);
+    assert_eq!(ledger.get("j1").unwrap().status, JobStatus::Finished);
+    assert_eq!(ledger.get("j1").unwrap().call.name, "long_job");
+    let taken: Vec<_> = ledger
+        .take_finished()
+        .iter()
+        .map(|r| r.call_id.to_string())
+        .collect();
+    assert_eq!(taken, ["j1", "j2"], "oldest first");
+    assert!(
+        ledger.take_finished().is_empty(),
+        "each result is handed out once"
+    );
+    let mut seen = delivered.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(seen, ["j1", "j2"]);
+}
+
+#[tokio::test]
+async fn bad_arguments_are_answered_now_not_queued() {
+    let probe = Arc::new(Probe::default());
+    let kit = kit(&probe).build().unwrap();
+    let r = kit
+        .call(
+            ToolCall::new("j", "long_job", r#"{"ms": "soon"}"#),
+            &ToolContext::new(),
+        )
+        .await;
+    assert_eq!(r.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
+    assert!(kit.background().get("j").is_none());
+}
+
+#[tokio::test]
+async fn background_jobs_respect_their_timeout() {
+    let probe = Arc::new(Probe::default());
+    let kit = kit(&probe).build().unwrap();
+    let mut results = Box::pin(kit.background().results());
+    kit.call(job("slow", 10_000, false), &ToolContext::new())
+        .await;
+    let r = tokio::time::timeout(Duration::from_secs(5), results.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        r.error().unwrap().kind(),
+        ToolErrorKind::Timeout,
+        "#[tool(timeout = \"2s\")]"
+    );
+    assert_eq!(probe.get(&probe.alive), 0);
+}
+
+#[tokio::test]
+async fn the_queue_is_bounded() {
+    let probe = Arc::new(Probe::default());
+    let kit = kit(&probe).background_capacity(2).build().unwrap();
+    let ctx = ToolContext::new();
+    assert!(kit.call(job("a", 200, false), &ctx).await.is_pending());
+    assert!(kit.call(job("b", 200, false), &ctx).await.is_pending());
+    let full = kit.call(job("c", 200, false), &ctx).await;
+    assert!(
+        full.error()
+            .unwrap()
+            .message()
+            .contains("the background queue is full (2 jobs running)")
+    );
+    kit.background().drain().await;
+    assert!(
+        kit.call(job("d", 1, false), &ctx).await.is_pending(),
+        "room again after draining"
+    );
+    kit.background().drain().await;
+    assert_eq!(kit.background().finished().len(), 3);
+}
+
+#[tokio::test]
+async fn shutdown_cancels_running_jobs_and_reports_them() {
+    let probe = Arc::new(Probe::default());
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let counter = cancelled.clone();
+    let kit = kit(&probe)
+        .on_tool_result(move |r| {
+            if r.error()
+                .is_some_and(|e| e.kind() == ToolErrorKind::Cancelled)
+            {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    for i in 0..3 {
+        kit.call(job(&format!("j{i}"), 10_000, false), &ctx).await;
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(kit.background().running(), 3);
+    tokio::time::timeout(Duration::from_secs(5), kit.background().shutdown())
+        .await
+        .expect("shutdown ends");
+    assert_eq!(kit.background().running(), 0);
+    assert_eq!(
+        cancelled.load(Ordering::SeqCst),
+        3,
+        "every cancelled job still got its result"
+    );
+    assert_eq!(kit.background().failed().len(), 3);
+    assert_eq!(probe.get(&probe.alive), 0, "their futures were dropped");
+    // After shutdown, no new work is taken.
+    let r = kit.call(job("late", 1, false), &ctx).await;
+    assert!(r.error().unwrap().message().contains("shutting down"));
+}
+
+#[tokio::test]
+async fn drain_waits_for_jobs_to_finish() {
+    let probe = Arc::new(Probe::default());
+    let kit = kit(&probe).build().unwrap();
+    kit.call(job("d1", 30, false), &ToolContext::new()).await;
+    kit.background().drain().await;
+    assert_eq!(
+        kit.background().get("d1").unwrap().status,
+        JobStatus::Finished
+    );
+}
