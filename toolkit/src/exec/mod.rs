@@ -55,8 +55,6 @@ pub struct ToolInvocation {
     pub args: Result<ToolArgs, ToolError>,
     /// Which call this is.
     pub info: CallInfo,
-    /// The call's context (cancellation, progress, values).
-    pub ctx: ToolContext,
     /// Settings of this tool in this toolkit.
     pub settings: Arc<ExecSettings>,
     /// Attempts started so far; the retry layer counts, the result reports.
@@ -72,6 +70,12 @@ impl ToolInvocation {
     /// The tool's registered name.
     pub fn tool_name(&self) -> &str {
         &self.info.tool_name
+    }
+
+    /// The call's context (cancellation, progress, values); `None` when the arguments could not
+    /// be resolved, in which case the call fails without running.
+    pub fn context(&self) -> Option<&ToolContext> {
+        self.args.as_ref().ok().map(ToolArgs::context)
     }
 }
 
@@ -124,23 +128,48 @@ pub type BoxToolService = tower::util::BoxCloneSyncService<ToolInvocation, ToolO
 /// Applies one user layer to the boxed stack.
 pub(crate) type LayerFn = Arc<dyn Fn(BoxToolService) -> BoxToolService + Send + Sync>;
 
+/// The built-in layers around the tool, innermost last: a concrete type, so calling it needs
+/// no allocation.
+pub type CoreStack = approval::Approval<
+    deadline::Deadline<retry::Retry<timeout::Timeout<guard::PanicGuard<ToolService>>>>,
+>;
+
+/// The whole stack. Without user layers it stays concrete (cheap to clone, no boxed future);
+/// user layers are typed by the user, so with them the stack is boxed once below them.
+#[derive(Clone)]
+pub(crate) enum Stack {
+    Core(trace::Trace<CoreStack>),
+    Layered(trace::Trace<BoxToolService>),
+}
+
+impl Stack {
+    /// Run one invocation through the stack.
+    pub(crate) async fn run(&self, inv: ToolInvocation) -> Result<ToolOutput, ToolError> {
+        use tower::ServiceExt;
+        match self {
+            Stack::Core(service) => service.clone().oneshot(inv).await,
+            Stack::Layered(service) => service.clone().oneshot(inv).await,
+        }
+    }
+}
+
 /// Assemble the stack in the documented order.
-pub(crate) fn build_stack(
-    hook: Option<Arc<dyn ApprovalHook>>,
-    user_layers: &[LayerFn],
-) -> trace::Trace<BoxToolService> {
+pub(crate) fn build_stack(hook: Option<Arc<dyn ApprovalHook>>, user_layers: &[LayerFn]) -> Stack {
     use tower::ServiceBuilder;
-    let inner = ServiceBuilder::new()
+    let core: CoreStack = ServiceBuilder::new()
         .layer(approval::ApprovalLayer::new(hook))
         .layer(deadline::DeadlineLayer)
         .layer(retry::RetryLayer)
         .layer(timeout::TimeoutLayer)
         .layer(guard::PanicGuardLayer)
         .service(ToolService);
-    let mut stack = BoxToolService::new(inner);
+    if user_layers.is_empty() {
+        return Stack::Core(trace::Trace::new(core));
+    }
+    let mut stack = BoxToolService::new(core);
     // The first layer added is the outermost of the user's layers.
     for layer in user_layers.iter().rev() {
         stack = layer(stack);
     }
-    trace::Trace::new(stack)
+    Stack::Layered(trace::Trace::new(stack))
 }

@@ -38,7 +38,7 @@ impl tower::Service<ToolInvocation> for ToolService {
             Ok(args) => args,
             Err(e) => {
                 return ToolServiceFuture {
-                    state: State::Done(Some(Err(e))),
+                    state: State::Refused(Some(Box::new(e))),
                     max,
                     attempts: None,
                 };
@@ -62,7 +62,8 @@ impl tower::Service<ToolInvocation> for ToolService {
 }
 
 enum State {
-    Done(Option<Result<ToolOutput, ToolError>>),
+    /// The arguments could not be resolved (boxed: the rare path).
+    Refused(Option<Box<ToolError>>),
     Running(ToolFuture),
     Blocking(JoinHandle<Result<ToolOutput, ToolError>>),
 }
@@ -81,11 +82,10 @@ impl Future for ToolServiceFuture {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let max = self.max;
         let result = match &mut self.state {
-            State::Done(result) => result.take().unwrap_or_else(|| {
-                Err(ToolError::execution(
-                    "internal error: tool future polled after completion",
-                ))
-            }),
+            State::Refused(error) => Err(error.take().map_or_else(
+                || ToolError::execution("internal error: tool future polled after completion"),
+                |e| *e,
+            )),
             State::Running(future) => std::task::ready!(future.as_mut().poll(cx)),
             State::Blocking(handle) => match std::task::ready!(Pin::new(handle).poll(cx)) {
                 Ok(result) => result,

@@ -11,7 +11,6 @@ use std::sync::{Arc, OnceLock};
 use futures::{Stream, StreamExt};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
-use tower::ServiceExt;
 
 pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
 use scope::Scope;
@@ -24,7 +23,7 @@ use crate::context::{CallInfo, ToolContext, ToolkitLayer};
 use crate::definition::ToolDefinition;
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
-use crate::exec::{self, BoxToolService, ExecSettings, ToolInvocation};
+use crate::exec::{self, ExecSettings, ToolInvocation};
 use crate::schema::{Dialect, NameMap};
 use crate::tool::{AgentTool, ToolCall, ToolOptions, ToolOutput, ToolResult};
 
@@ -61,7 +60,7 @@ struct Inner {
     policy: ArgPolicy,
     default_scope: Arc<Scope>,
     /// The execution stack every call runs through.
-    stack: exec::trace::Trace<BoxToolService>,
+    stack: exec::Stack,
     max_concurrency: usize,
     background: Arc<BackgroundJobs>,
 }
@@ -215,7 +214,7 @@ impl Toolkit {
             );
         }
         let attempts = inv.attempts.clone();
-        let outcome = self.inner.stack.clone().oneshot(inv).await;
+        let outcome = self.inner.stack.run(inv).await;
         ToolResult {
             call_id: id,
             name,
@@ -303,9 +302,12 @@ impl Toolkit {
             Err(why) => return refuse(call, ToolError::execution(why)),
         };
         // The job outlives this call: it stops on toolkit shutdown, not with the caller.
-        inv.ctx = inv.ctx.clone().with_cancellation(jobs.shutdown_token());
         if let Ok(args) = &mut inv.args {
-            args.set_context(inv.ctx.clone());
+            let ctx = args
+                .context()
+                .clone()
+                .with_cancellation(jobs.shutdown_token());
+            args.set_context(ctx);
         }
         let stack = self.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
@@ -313,7 +315,7 @@ impl Toolkit {
             let (id, name) = (id.clone(), name.clone());
             async move {
                 let attempts = inv.attempts.clone();
-                let outcome = stack.oneshot(inv).await;
+                let outcome = stack.run(inv).await;
                 ToolResult {
                     call_id: id,
                     name,
@@ -366,12 +368,11 @@ impl Toolkit {
             tool_name: entry.plan.tool.clone(),
         };
         let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
-        let args = args::resolve(&entry.plan, arguments, call_ctx.clone(), &self.inner.policy);
+        let args = args::resolve(&entry.plan, arguments, call_ctx, &self.inner.policy);
         Ok(ToolInvocation {
             tool: entry.tool.clone(),
             args,
             info,
-            ctx: call_ctx,
             settings: entry.settings.clone(),
             attempts: Arc::new(AtomicU32::new(0)),
         })

@@ -14,7 +14,12 @@ pin_project! {
     #[project = StateProj]
     enum State<S: tower::Service<ToolInvocation>> {
         Calling { #[pin] future: S::Future },
-        Reviewing { review: BoxFuture<'static, ApprovalDecision>, service: S, inv: Option<ToolInvocation> },
+        // Boxed: only calls that need approval carry a service and an invocation here.
+        Reviewing {
+            review: BoxFuture<'static, ApprovalDecision>,
+            decision: Option<ApprovalDecision>,
+            pending: Option<Box<(S, ToolInvocation)>>,
+        },
         Failed { error: Option<ToolError> },
     }
 }
@@ -46,8 +51,8 @@ impl<S: tower::Service<ToolInvocation>> ApprovalFuture<S> {
         ApprovalFuture {
             state: State::Reviewing {
                 review,
-                service,
-                inv: Some(inv),
+                decision: None,
+                pending: Some(Box::new((service, inv))),
             },
         }
     }
@@ -71,18 +76,24 @@ where
                 }
                 StateProj::Reviewing {
                     review,
-                    service,
-                    inv,
+                    decision,
+                    pending,
                 } => {
-                    let decision = ready!(review.as_mut().poll(cx));
-                    ready!(service.poll_ready(cx))?;
-                    let Some(mut inv) = inv.take() else {
-                        return Poll::Ready(Err(ToolError::execution(
-                            "internal error: approval state lost",
-                        )));
+                    if decision.is_none() {
+                        let decided = ready!(review.as_mut().poll(cx));
+                        tracing::info!(decision = ?decided, "approval decided");
+                        *decision = Some(decided);
+                    }
+                    let Some((service, _)) = pending.as_deref_mut() else {
+                        return Poll::Ready(Err(lost()));
                     };
-                    tracing::info!(decision = ?decision, "approval decided");
-                    let next = match decision {
+                    // Kept across a pending readiness: the decision is not asked for twice.
+                    ready!(service.poll_ready(cx))?;
+                    let (Some(decided), Some(boxed)) = (decision.take(), pending.take()) else {
+                        return Poll::Ready(Err(lost()));
+                    };
+                    let (mut service, mut inv) = *boxed;
+                    let next = match decided {
                         ApprovalDecision::Approve => State::Calling {
                             future: service.call(inv),
                         },
@@ -107,4 +118,8 @@ where
             }
         }
     }
+}
+
+fn lost() -> ToolError {
+    ToolError::execution("internal error: approval state lost")
 }

@@ -105,15 +105,14 @@ where
             return ApprovalFuture::pass(self.inner.call(inv));
         }
         // Validate first: nobody should be asked to approve arguments that cannot run.
-        let arguments = match &mut inv.args {
+        let (arguments, context) = match &mut inv.args {
             Err(_) => return ApprovalFuture::pass(self.inner.call(inv)),
             Ok(args) => match args.validate() {
-                Ok(()) => args.raw().to_string(),
+                Ok(()) => (args.raw().to_string(), args.context().clone()),
                 Err(e) => return ApprovalFuture::fail(e),
             },
         };
-        let hook = inv
-            .ctx
+        let hook = context
             .get::<Arc<dyn ApprovalHook>>()
             .map(|h| Arc::clone(&*h))
             .or_else(|| self.hook.clone());
@@ -124,7 +123,7 @@ where
             call_id: inv.info.call_id.clone(),
             tool: inv.info.tool_name.clone(),
             arguments,
-            context: inv.ctx.clone(),
+            context,
         };
         let review = hook.review(request);
         let clone = self.inner.clone();

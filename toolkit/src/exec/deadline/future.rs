@@ -17,12 +17,12 @@ pin_project! {
     pub struct DeadlineFuture<F> {
         #[pin]
         inner: Option<F>,
-        #[pin]
-        sleep: Option<Sleep>,
-        #[pin]
-        cancel: Option<WaitForCancellationFutureOwned>,
+        // Both boxed, for the reason given in the timeout layer's future.
+        sleep: Option<Pin<Box<Sleep>>>,
+        cancel: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
         limit: Option<Duration>,
-        failed: Option<ToolError>,
+        // Boxed: only a call refused before it started carries one.
+        failed: Option<Box<ToolError>>,
         tool: Arc<str>,
     }
 }
@@ -36,8 +36,8 @@ impl<F> DeadlineFuture<F> {
     ) -> Self {
         DeadlineFuture {
             inner: Some(inner),
-            sleep: limit.map(tokio::time::sleep),
-            cancel: cancel.map(CancellationToken::cancelled_owned),
+            sleep: limit.map(|l| Box::pin(tokio::time::sleep(l))),
+            cancel: cancel.map(|c| Box::pin(c.cancelled_owned())),
             limit,
             failed: None,
             tool,
@@ -50,7 +50,7 @@ impl<F> DeadlineFuture<F> {
             sleep: None,
             cancel: None,
             limit: None,
-            failed: Some(error),
+            failed: Some(Box::new(error)),
             tool,
         }
     }
@@ -68,10 +68,11 @@ where
             return Poll::Ready(Err(this
                 .failed
                 .take()
+                .map(|e| *e)
                 .unwrap_or_else(|| cancelled(this.tool))));
         };
-        if let Some(cancel) = this.cancel.as_pin_mut()
-            && cancel.poll(cx).is_ready()
+        if let Some(cancel) = this.cancel.as_mut()
+            && cancel.as_mut().poll(cx).is_ready()
         {
             this.inner.set(None);
             return Poll::Ready(Err(cancelled(this.tool)));
@@ -81,8 +82,8 @@ where
         }
         let expired = this
             .sleep
-            .as_pin_mut()
-            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+            .as_mut()
+            .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
         match *this.limit {
             Some(limit) if expired => {
                 this.inner.set(None);

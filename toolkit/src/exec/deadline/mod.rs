@@ -15,6 +15,7 @@ pub use layer::DeadlineLayer;
 use std::task::{Context, Poll};
 
 use super::ToolInvocation;
+use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::tool::ToolOutput;
 
@@ -45,7 +46,7 @@ where
 
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
         let limit = inv.settings.total_timeout;
-        let cancel = inv.ctx.cancellation_token();
+        let cancel = inv.context().and_then(ToolContext::cancellation_token);
         let tool = inv.info.tool_name.clone();
         if cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
             return DeadlineFuture::failed(error::cancelled(&tool), tool);

@@ -14,7 +14,8 @@ pin_project! {
     pub struct PanicGuardFuture<F> {
         #[pin]
         inner: Option<F>,
-        failed: Option<ToolError>,
+        // Boxed: only a call refused before it started carries one.
+        failed: Option<Box<ToolError>>,
         tool: Arc<str>,
     }
 }
@@ -31,7 +32,7 @@ impl<F> PanicGuardFuture<F> {
     pub(super) fn failed(error: ToolError) -> Self {
         PanicGuardFuture {
             inner: None,
-            failed: Some(error),
+            failed: Some(Box::new(error)),
             tool: Arc::from(""),
         }
     }
@@ -46,7 +47,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         let Some(inner) = this.inner.as_mut().as_pin_mut() else {
-            return Poll::Ready(Err(this.failed.take().unwrap_or_else(|| {
+            return Poll::Ready(Err(this.failed.take().map(|e| *e).unwrap_or_else(|| {
                 ToolError::execution("internal error: guard future polled after completion")
             })));
         };
@@ -55,7 +56,7 @@ where
             Err(payload) => {
                 // The panicked future must not be polled again.
                 this.inner.set(None);
-                this.failed.take();
+                this.failed.take().map(|e| *e);
                 Poll::Ready(Err(super::error::panicked(this.tool, payload)))
             }
         }

@@ -13,7 +13,8 @@ pin_project! {
     #[project = StateProj]
     enum State<F> {
         Calling { #[pin] future: F },
-        Waiting { #[pin] sleep: Sleep },
+        // Boxed: a `Sleep` is large and only retries need one.
+        Waiting { sleep: Pin<Box<Sleep>> },
         Ready,
     }
 }
@@ -22,8 +23,8 @@ pin_project! {
     /// Response future of [`Retry`](super::Retry): the current attempt, or the wait before
     /// the next one.
     pub struct RetryFuture<S: tower::Service<ToolInvocation>> {
-        service: Option<S>,
-        invocation: Option<ToolInvocation>,
+        // What a retry needs, boxed: calls without retries carry no copy of the invocation.
+        again: Option<Box<(S, ToolInvocation)>>,
         #[pin]
         state: State<S::Future>,
     }
@@ -32,16 +33,14 @@ pin_project! {
 impl<S: tower::Service<ToolInvocation>> RetryFuture<S> {
     pub(super) fn once(future: S::Future) -> Self {
         RetryFuture {
-            service: None,
-            invocation: None,
+            again: None,
             state: State::Calling { future },
         }
     }
 
     pub(super) fn new(service: S, invocation: ToolInvocation, future: S::Future) -> Self {
         RetryFuture {
-            service: Some(service),
-            invocation: Some(invocation),
+            again: Some(Box::new((service, invocation))),
             state: State::Calling { future },
         }
     }
@@ -59,7 +58,7 @@ where
             match this.state.as_mut().project() {
                 StateProj::Calling { future } => {
                     let result = ready!(future.poll(cx));
-                    let Some(inv) = this.invocation.as_ref() else {
+                    let Some((_, inv)) = this.again.as_deref() else {
                         return Poll::Ready(result);
                     };
                     let Err(error) = &result else {
@@ -84,17 +83,15 @@ where
                         "retrying tool call"
                     );
                     this.state.set(State::Waiting {
-                        sleep: tokio::time::sleep(wait),
+                        sleep: Box::pin(tokio::time::sleep(wait)),
                     });
                 }
                 StateProj::Waiting { sleep } => {
-                    ready!(sleep.poll(cx));
+                    ready!(sleep.as_mut().poll(cx));
                     this.state.set(State::Ready);
                 }
                 StateProj::Ready => {
-                    let (Some(service), Some(inv)) =
-                        (this.service.as_mut(), this.invocation.as_ref())
-                    else {
+                    let Some((service, inv)) = this.again.as_deref_mut() else {
                         return Poll::Ready(Err(ToolError::execution(
                             "internal error: retry state lost",
                         )));

@@ -17,10 +17,12 @@ pin_project! {
     pub struct TimeoutFuture<F> {
         #[pin]
         inner: Option<F>,
-        #[pin]
-        sleep: Option<Sleep>,
+        // Boxed: most calls have no limit, and an unboxed `Sleep` would make every call's
+        // future (moved several times per call) much larger.
+        sleep: Option<Pin<Box<Sleep>>>,
         limit: Option<Duration>,
-        failed: Option<ToolError>,
+        // Boxed: only a call refused before it started carries one.
+        failed: Option<Box<ToolError>>,
         tool: Arc<str>,
     }
 }
@@ -29,7 +31,7 @@ impl<F> TimeoutFuture<F> {
     pub(super) fn new(inner: Option<F>, limit: Option<Duration>, tool: Arc<str>) -> Self {
         TimeoutFuture {
             inner,
-            sleep: limit.map(tokio::time::sleep),
+            sleep: limit.map(|l| Box::pin(tokio::time::sleep(l))),
             limit,
             failed: None,
             tool,
@@ -41,7 +43,7 @@ impl<F> TimeoutFuture<F> {
             inner: None,
             sleep: None,
             limit: None,
-            failed: Some(error),
+            failed: Some(Box::new(error)),
             tool,
         }
     }
@@ -56,7 +58,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let Some(inner) = this.inner.as_pin_mut() else {
-            return Poll::Ready(Err(this.failed.take().unwrap_or_else(|| {
+            return Poll::Ready(Err(this.failed.take().map(|e| *e).unwrap_or_else(|| {
                 ToolError::execution("internal error: timeout polled after completion")
             })));
         };
@@ -65,8 +67,8 @@ where
         }
         let expired = this
             .sleep
-            .as_pin_mut()
-            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+            .as_mut()
+            .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
         match *this.limit {
             Some(limit) if expired => Poll::Ready(Err(elapsed(this.tool, limit, Limit::Attempt))),
             _ => Poll::Pending,
