@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use futures::Stream;
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use tokio::sync::{Semaphore, broadcast};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -209,7 +210,7 @@ impl BackgroundJobs {
 
     /// Every result from now on, as jobs finish. A subscriber that falls more than 1024 results
     /// behind skips the oldest (the ledger still has them).
-    pub fn results(&self) -> impl Stream<Item = ToolResult> + Send + 'static {
+    pub fn results(&self) -> BoxStream<'static, ToolResult> {
         futures::stream::unfold(self.events.subscribe(), |mut rx| async move {
             loop {
                 match rx.recv().await {
@@ -219,6 +220,7 @@ impl BackgroundJobs {
                 }
             }
         })
+        .boxed()
     }
 
     /// How many jobs are running.

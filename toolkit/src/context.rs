@@ -100,6 +100,14 @@ impl ToolContext {
         Arc::make_mut(slot.get_or_insert_with(Default::default)).insert(value);
     }
 
+    /// Use `agent`'s agent layer as this context's agent layer (keeping this context's own call
+    /// layer): how an agent places its values between the call's and the toolkit's.
+    pub fn with_layer_from_agent(mut self, agent: &ToolContext) -> Self {
+        let i = ContextLayer::Agent as usize;
+        self.layers[i] = agent.layers[i].clone();
+        self
+    }
+
     /// Use every value of `other`'s call layer as this context's layer `layer`. The agent uses
     /// this to place its own values between the call's and the toolkit's.
     pub fn with_layer_from(mut self, layer: ContextLayer, other: &ToolContext) -> Self {

@@ -1,12 +1,14 @@
 #![doc = include_str!("../../README.md")]
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod args;
 pub mod background;
 pub mod context;
 pub mod definition;
 pub mod error;
 pub mod exec;
+pub mod model;
 pub mod schema;
 pub mod tool;
 pub mod toolkit;
@@ -55,6 +57,7 @@ pub mod toolkit;
 #[doc(inline)]
 pub use agent_toolkit_macros::tool;
 
+pub use agent::{AgentError, AgentEvent, ApprovalResponder, ReActAgent, ReActAgentBuilder};
 /// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
 ///
 /// The methods must take `&self`: the value is shared behind an `Arc` by all calls. Register
@@ -94,6 +97,10 @@ pub use exec::{
     ApprovalDecision, ApprovalHook, ApprovalRequest, BoxToolService, ExecSettings, RetryPolicy,
     ToolInvocation,
 };
+pub use model::{
+    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, GenerationOptions, Message,
+    ModelError, Role, ScriptedModel, ScriptedTurn, ToolChoice, Usage,
+};
 pub use schema::{Dialect, NameMap};
 pub use tool::{
     AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,
@@ -109,8 +116,9 @@ pub use serde_json;
 /// Everything a tool author needs: `use agent_toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AgentTool, ApprovalDecision, ApprovalRequest, CallInfo, CancellationToken, Ctx, Dialect,
-        FromToolContext, HiddenArgs, Json, RetryPolicy, ToolCall, ToolContext, ToolDefinition,
+        AgentEvent, AgentTool, ApprovalDecision, ApprovalRequest, CallInfo, CancellationToken,
+        ChatModel, Ctx, Dialect, FromToolContext, HiddenArgs, Json, ReActAgent, RetryPolicy,
+        ScriptedModel, ScriptedTurn, ToolCall, ToolChoice, ToolContext, ToolDefinition,
         ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool, tools,
     };
 }

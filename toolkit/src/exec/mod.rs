@@ -72,6 +72,18 @@ impl ToolInvocation {
         &self.info.tool_name
     }
 
+    /// Whether approval, deadline, retry and timeout layers would all pass this call through.
+    fn passes_through_middle_layers(&self) -> bool {
+        let s = &*self.settings;
+        !s.requires_approval
+            && s.attempt_timeout.is_none()
+            && s.total_timeout.is_none()
+            && s.retry.max_retries == 0
+            && self
+                .context()
+                .is_none_or(|c| c.cancellation_token().is_none())
+    }
+
     /// The call's context (cancellation, progress, values); `None` when the arguments could not
     /// be resolved, in which case the call fails without running.
     pub fn context(&self) -> Option<&ToolContext> {
@@ -134,11 +146,23 @@ pub type CoreStack = approval::Approval<
     deadline::Deadline<retry::Retry<timeout::Timeout<guard::PanicGuard<ToolService>>>>,
 >;
 
+/// The layers a call needs when approval, deadlines, cancellation and retries have nothing to
+/// do for it: the span and the panic guard around the tool.
+pub type LeanStack = trace::Trace<guard::PanicGuard<ToolService>>;
+
 /// The whole stack. Without user layers it stays concrete (cheap to clone, no boxed future);
 /// user layers are typed by the user, so with them the stack is boxed once below them.
+///
+/// A call for which the approval, deadline, retry and timeout layers would only pass through —
+/// no approval required, no time limit, no retries, no cancellation token — takes the lean
+/// stack, skipping those layers: same result, none of their cost. User layers always see every
+/// call, so with them every call takes the full stack.
 #[derive(Clone)]
 pub(crate) enum Stack {
-    Core(trace::Trace<CoreStack>),
+    Core {
+        full: trace::Trace<CoreStack>,
+        lean: LeanStack,
+    },
     Layered(trace::Trace<BoxToolService>),
 }
 
@@ -147,7 +171,10 @@ impl Stack {
     pub(crate) async fn run(&self, inv: ToolInvocation) -> Result<ToolOutput, ToolError> {
         use tower::ServiceExt;
         match self {
-            Stack::Core(service) => service.clone().oneshot(inv).await,
+            Stack::Core { lean, .. } if inv.passes_through_middle_layers() => {
+                lean.clone().oneshot(inv).await
+            }
+            Stack::Core { full, .. } => full.clone().oneshot(inv).await,
             Stack::Layered(service) => service.clone().oneshot(inv).await,
         }
     }
@@ -164,7 +191,11 @@ pub(crate) fn build_stack(hook: Option<Arc<dyn ApprovalHook>>, user_layers: &[La
         .layer(guard::PanicGuardLayer)
         .service(ToolService);
     if user_layers.is_empty() {
-        return Stack::Core(trace::Trace::new(core));
+        let lean = trace::Trace::new(guard::PanicGuard::new(ToolService));
+        return Stack::Core {
+            full: trace::Trace::new(core),
+            lean,
+        };
     }
     let mut stack = BoxToolService::new(core);
     // The first layer added is the outermost of the user's layers.

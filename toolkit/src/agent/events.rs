@@ -1,0 +1,89 @@
+//! What a running agent reports: [`AgentEvent`]s, and the errors that end a run.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+use crate::context::ToolProgress;
+use crate::exec::{ApprovalDecision, ApprovalRequest};
+use crate::model::{Message, ModelError};
+use crate::tool::{ToolCall, ToolResult};
+
+/// One step of a run, in the order it happens.
+#[derive(Debug)]
+pub enum AgentEvent {
+    /// A model turn begins (1-based).
+    Iteration(usize),
+    /// More of the model's text.
+    TextDelta(String),
+    /// A tool call is about to run.
+    ToolCallStarted(ToolCall),
+    /// Progress reported by a running tool.
+    ToolProgress(ToolProgress),
+    /// A tool call finished (or was refused).
+    ToolResult(ToolResult),
+    /// A call needs approval: answer through the request's [`ApprovalResponder`]. Until it is
+    /// answered the call waits; dropping it denies the call.
+    ApprovalRequested(ApprovalRequest, ApprovalResponder),
+    /// The run ended with this answer.
+    Final(String),
+    /// The run ended with this error.
+    Failed(AgentError),
+}
+
+/// The answer channel of an [`AgentEvent::ApprovalRequested`]; bound to that one call.
+#[derive(Debug, Clone)]
+pub struct ApprovalResponder(Arc<Mutex<Option<oneshot::Sender<ApprovalDecision>>>>);
+
+impl ApprovalResponder {
+    pub(crate) fn new() -> (Self, oneshot::Receiver<ApprovalDecision>) {
+        let (tx, rx) = oneshot::channel();
+        (ApprovalResponder(Arc::new(Mutex::new(Some(tx)))), rx)
+    }
+
+    /// Give the decision. Only the first answer counts.
+    pub fn decide(&self, decision: ApprovalDecision) {
+        if let Some(tx) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = tx.send(decision);
+        }
+    }
+
+    /// Approve the call as it is.
+    pub fn approve(&self) {
+        self.decide(ApprovalDecision::Approve);
+    }
+
+    /// Refuse the call; the reason is shown to the model.
+    pub fn deny(&self, reason: impl Into<String>) {
+        self.decide(ApprovalDecision::Deny(reason.into()));
+    }
+}
+
+/// Why a run ended without an answer.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model request failed (after the provider's own retries).
+    #[error("the model failed: {0}")]
+    Model(#[from] ModelError),
+    /// The model did not answer within the iteration limit.
+    #[error("no answer after {iterations} iterations; the transcript has {} messages", transcript.len())]
+    MaxIterations {
+        /// The limit that was reached.
+        iterations: usize,
+        /// The whole conversation of the run, for inspection.
+        transcript: Vec<Message>,
+    },
+    /// The model kept calling a tool with invalid arguments.
+    #[error(
+        "the model sent invalid arguments to `{tool}` {count} times in a row; last error: {last_error}"
+    )]
+    ArgumentBudget {
+        /// The tool.
+        tool: String,
+        /// Consecutive invalid calls.
+        count: u32,
+        /// The last argument error.
+        last_error: String,
+    },
+}

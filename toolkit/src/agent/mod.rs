@@ -1,0 +1,229 @@
+//! [`ReActAgent`]: a model and a toolkit in a loop — the model calls tools (several at once
+//! when it asks for several), sees their results, and answers.
+//!
+//! Each turn the agent takes a [`ToolSnapshot`](crate::ToolSnapshot) of its toolkit view: the
+//! tools shown to the model are exactly the tools it may call that turn, whatever is toggled
+//! meanwhile. Calls run through the toolkit's engine (timeouts, retries, approval, tracing).
+//! Conversation memory survives across [`run`](ReActAgent::run)s.
+
+mod events;
+mod groups;
+mod run;
+
+pub use events::{AgentError, AgentEvent, ApprovalResponder};
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::context::{ContextLayer, ToolContext};
+use crate::exec::ApprovalHook;
+use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
+use crate::toolkit::{GroupInfo, Toolkit};
+
+/// A ReAct agent. Build one with [`ReActAgent::builder`].
+pub struct ReActAgent {
+    model: Arc<dyn ChatModel>,
+    toolkit: Toolkit,
+    system_prompt: Option<String>,
+    max_iterations: usize,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
+    options: GenerationOptions,
+    context: ToolContext,
+    argument_budget: u32,
+    return_directly: HashSet<String>,
+    managed_groups: Vec<GroupInfo>,
+    memory: Vec<Message>,
+    /// Background calls this agent started and has not reported yet.
+    pending_background: Vec<(Arc<str>, String)>,
+}
+
+impl std::fmt::Debug for ReActAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReActAgent")
+            .field("model", &self.model.name())
+            .field("max_iterations", &self.max_iterations)
+            .field("memory", &self.memory.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReActAgent {
+    /// Start building an agent around `model`.
+    pub fn builder(model: impl ChatModel) -> ReActAgentBuilder {
+        ReActAgentBuilder {
+            model: Arc::new(model),
+            toolkit: None,
+            system_prompt: None,
+            max_iterations: 10,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: true,
+            options: GenerationOptions::default(),
+            context: ToolContext::new(),
+            approver: None,
+            argument_budget: 3,
+            return_directly: HashSet::new(),
+            managed_groups: Vec::new(),
+        }
+    }
+
+    /// The conversation so far (without the system prompt).
+    pub fn memory(&self) -> &[Message] {
+        &self.memory
+    }
+
+    /// Forget the conversation.
+    pub fn clear_memory(&mut self) {
+        self.memory.clear();
+    }
+
+    /// This agent's view of its toolkit (its own group state).
+    pub fn toolkit(&self) -> &Toolkit {
+        &self.toolkit
+    }
+}
+
+/// Builds a [`ReActAgent`].
+#[must_use = "call .build() to get the agent"]
+pub struct ReActAgentBuilder {
+    model: Arc<dyn ChatModel>,
+    toolkit: Option<Toolkit>,
+    system_prompt: Option<String>,
+    max_iterations: usize,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
+    options: GenerationOptions,
+    context: ToolContext,
+    approver: Option<Arc<dyn ApprovalHook>>,
+    argument_budget: u32,
+    return_directly: HashSet<String>,
+    managed_groups: Vec<String>,
+}
+
+impl ReActAgentBuilder {
+    /// The tools. The agent works on its own [`view`](Toolkit::view), so its group toggles
+    /// never affect another agent sharing the toolkit.
+    pub fn toolkit(mut self, toolkit: &Toolkit) -> Self {
+        self.toolkit = Some(toolkit.view());
+        self
+    }
+
+    /// The system prompt.
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Most model turns per run (default 10); reaching it ends the run with
+    /// [`AgentError::MaxIterations`].
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.max_iterations = n.max(1);
+        self
+    }
+
+    /// Whether and which tools the model may call (default [`ToolChoice::Auto`]).
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Whether the model may ask for several calls in one turn (default true).
+    pub fn parallel_tool_calls(mut self, on: bool) -> Self {
+        self.parallel_tool_calls = on;
+        self
+    }
+
+    /// Sampling and length settings of every request.
+    pub fn generation_options(mut self, options: GenerationOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Put `value` into the agent's context layer: between the call's and the toolkit's.
+    pub fn context<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.context.insert_in(ContextLayer::Agent, value);
+        self
+    }
+
+    /// Who approves calls of `requires_approval` tools during [`run`](ReActAgent::run)
+    /// (closures work). In [`run_stream`](ReActAgent::run_stream) the consumer decides
+    /// through [`AgentEvent::ApprovalRequested`] instead.
+    pub fn approver(mut self, approver: impl ApprovalHook) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// How many invalid-argument errors in a row one tool may get before the run stops
+    /// (default 3): the model gets each error and a chance to correct itself until then.
+    pub fn argument_budget(mut self, budget: u32) -> Self {
+        self.argument_budget = budget.max(1);
+        self
+    }
+
+    /// When this tool succeeds, its output is the run's answer ("return directly").
+    pub fn return_directly(mut self, tool: impl Into<String>) -> Self {
+        self.return_directly.insert(tool.into());
+        self
+    }
+
+    /// Let the model switch these groups itself, through the `reset_equipped_tools` tool.
+    /// Groups not named here stay the developer's to switch.
+    pub fn agent_managed_groups<S: Into<String>>(
+        mut self,
+        groups: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.managed_groups
+            .extend(groups.into_iter().map(Into::into));
+        self
+    }
+
+    /// Build the agent. Fails if no toolkit was given or a managed group does not exist.
+    pub fn build(self) -> Result<ReActAgent, crate::ConfigError> {
+        let toolkit = match self.toolkit {
+            Some(t) => t,
+            None => Toolkit::builder().build().map_err(|e| {
+                e.errors
+                    .into_iter()
+                    .next()
+                    .unwrap_or(crate::ConfigError::NothingRegistered("toolkit"))
+            })?,
+        };
+        let mut managed = Vec::new();
+        for name in &self.managed_groups {
+            let info = toolkit
+                .groups()
+                .iter()
+                .find(|g| &g.name == name)
+                .cloned()
+                .ok_or_else(|| crate::ConfigError::NoSuchGroup {
+                    name: name.clone(),
+                    known: toolkit
+                        .groups()
+                        .iter()
+                        .map(|g| g.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            managed.push(info);
+        }
+        let mut context = self.context;
+        if let Some(approver) = &self.approver {
+            context.insert_in(ContextLayer::Agent, Arc::clone(approver));
+        }
+        Ok(ReActAgent {
+            model: self.model,
+            toolkit,
+            system_prompt: self.system_prompt,
+            max_iterations: self.max_iterations,
+            tool_choice: self.tool_choice,
+            parallel_tool_calls: self.parallel_tool_calls,
+            options: self.options,
+            context,
+            argument_budget: self.argument_budget,
+            return_directly: self.return_directly,
+            managed_groups: managed,
+            memory: Vec::new(),
+            pending_background: Vec::new(),
+        })
+    }
+}

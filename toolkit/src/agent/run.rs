@@ -1,0 +1,355 @@
+//! The loop: ask the model, run the calls it asks for, feed the results back, until it
+//! answers.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::{Stream, StreamExt};
+use tokio::sync::mpsc;
+
+use super::ReActAgent;
+use super::events::{AgentError, AgentEvent, ApprovalResponder};
+use super::groups::META_TOOL;
+use crate::background::JobStatus;
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
+use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
+use crate::tool::{ToolCall, ToolResult};
+
+type Events = Option<mpsc::Sender<AgentEvent>>;
+
+async fn emit(events: &Events, event: AgentEvent) {
+    if let Some(tx) = events {
+        // A consumer that stopped listening does not stop the run.
+        let _ = tx.send(event).await;
+    }
+}
+
+impl ReActAgent {
+    /// Run the agent on `input` until it answers. The conversation is kept for the next run.
+    pub async fn run(&mut self, input: impl Into<String>) -> Result<String, AgentError> {
+        self.run_inner(input.into(), None).await
+    }
+
+    /// The same as a stream of [`AgentEvent`]s, ending with [`AgentEvent::Final`] or
+    /// [`AgentEvent::Failed`]. Approvals are asked through the stream
+    /// ([`AgentEvent::ApprovalRequested`]).
+    pub fn run_stream(
+        &mut self,
+        input: impl Into<String>,
+    ) -> impl Stream<Item = AgentEvent> + Send + '_ {
+        let (tx, rx) = mpsc::channel(64);
+        let input = input.into();
+        let run: Pin<Box<dyn Future<Output = Result<String, AgentError>> + Send + '_>> =
+            Box::pin(self.run_inner(input, Some(tx)));
+        EventStream {
+            run: Some(run),
+            rx,
+            done: false,
+        }
+    }
+
+    async fn run_inner(&mut self, input: String, events: Events) -> Result<String, AgentError> {
+        let run_start = self.memory.len();
+        self.memory.push(Message::user(input));
+        let mut failures: HashMap<String, u32> = HashMap::new();
+        let ctx = self.call_context(&events);
+
+        for iteration in 1..=self.max_iterations {
+            emit(&events, AgentEvent::Iteration(iteration)).await;
+            self.report_background();
+
+            // One snapshot per turn: what the model is shown is what it may call.
+            let snapshot = self.toolkit.snapshot();
+            let mut tools: Vec<_> = snapshot.iter().cloned().collect();
+            tools.extend(self.meta_tool());
+            let request = ChatRequest {
+                messages: self.prompt(),
+                tools,
+                tool_choice: self.tool_choice.clone(),
+                parallel_tool_calls: self.parallel_tool_calls,
+                options: self.options.clone(),
+            };
+            let response = match self.ask(request, &events).await {
+                Ok(r) => r,
+                Err(e) => return self.fail(AgentError::Model(e), &events).await,
+            };
+            let calls = response.message.tool_calls.clone();
+            self.memory.push(response.message);
+            if calls.is_empty() {
+                let answer = self
+                    .memory
+                    .last()
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default();
+                emit(&events, AgentEvent::Final(answer.clone())).await;
+                return Ok(answer);
+            }
+
+            for call in &calls {
+                emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
+            }
+            let results = self.execute(calls, &snapshot, &ctx, &events).await;
+            let mut direct = None;
+            for result in &results {
+                emit(&events, AgentEvent::ToolResult(result.clone())).await;
+                self.memory.push(Message::tool_result(result));
+                if result.is_pending() {
+                    self.pending_background
+                        .push((result.call_id.clone(), result.name.clone()));
+                }
+                if !result.is_error()
+                    && self.return_directly.contains(&result.name)
+                    && direct.is_none()
+                {
+                    direct = Some(result.model_text().into_owned());
+                }
+                match result.error() {
+                    Some(e) if e.kind() == ToolErrorKind::InvalidArguments => {
+                        let count = failures.entry(result.name.clone()).or_default();
+                        *count += 1;
+                        if *count >= self.argument_budget {
+                            let error = AgentError::ArgumentBudget {
+                                tool: result.name.clone(),
+                                count: *count,
+                                last_error: e.message().to_string(),
+                            };
+                            return self.fail(error, &events).await;
+                        }
+                    }
+                    _ => {
+                        failures.remove(&result.name);
+                    }
+                }
+            }
+            if let Some(answer) = direct {
+                self.memory
+                    .push(Message::assistant(answer.clone(), Vec::new()));
+                emit(&events, AgentEvent::Final(answer.clone())).await;
+                return Ok(answer);
+            }
+        }
+        let transcript = self.memory[run_start..].to_vec();
+        self.fail(
+            AgentError::MaxIterations {
+                iterations: self.max_iterations,
+                transcript,
+            },
+            &events,
+        )
+        .await
+    }
+
+    async fn fail(&self, error: AgentError, events: &Events) -> Result<String, AgentError> {
+        emit(events, AgentEvent::Failed(error.clone())).await;
+        Err(error)
+    }
+
+    /// The context tool calls run with: the agent's values, plus, when streaming, an approval
+    /// hook that asks the stream's consumer.
+    fn call_context(&self, events: &Events) -> ToolContext {
+        let mut ctx = ToolContext::new().with_layer_from_agent(&self.context);
+        if let Some(tx) = events {
+            let hook: Arc<dyn ApprovalHook> = Arc::new(StreamApprover(tx.clone()));
+            ctx = ctx.with(hook);
+        }
+        ctx
+    }
+
+    /// The system prompt, then the conversation.
+    fn prompt(&self) -> Vec<Message> {
+        let mut messages = Vec::with_capacity(self.memory.len() + 1);
+        messages.extend(self.system_prompt.iter().map(Message::system));
+        messages.extend(self.memory.iter().cloned());
+        messages
+    }
+
+    /// Tell the model about background calls that finished, and those still running.
+    fn report_background(&mut self) {
+        if self.pending_background.is_empty() {
+            return;
+        }
+        let jobs = self.toolkit.background();
+        let mut finished = Vec::new();
+        let mut running = Vec::new();
+        for (id, name) in std::mem::take(&mut self.pending_background) {
+            match jobs.get(&id) {
+                Some(record) if record.status != JobStatus::Pending => {
+                    let text = record
+                        .result
+                        .as_ref()
+                        .map(|r| r.model_text().into_owned())
+                        .unwrap_or_default();
+                    finished.push(format!("- call {id} ({name}) finished: {text}"));
+                }
+                Some(_) => {
+                    running.push(format!("- call {id} ({name})"));
+                    self.pending_background.push((id, name));
+                }
+                None => {}
+            }
+        }
+        if finished.is_empty() && running.is_empty() {
+            return;
+        }
+        let mut note = String::from("[background tools]");
+        if !finished.is_empty() {
+            note.push_str("\nFinished since your last step:\n");
+            note.push_str(&finished.join("\n"));
+        }
+        if !running.is_empty() {
+            note.push_str("\nStill running:\n");
+            note.push_str(&running.join("\n"));
+        }
+        self.memory.push(Message::user(note));
+    }
+
+    /// One model request; streamed when someone listens.
+    async fn ask(
+        &self,
+        request: ChatRequest,
+        events: &Events,
+    ) -> Result<ChatResponse, crate::model::ModelError> {
+        if events.is_none() {
+            return self.model.chat(request).await;
+        }
+        let mut stream = self.model.chat_stream(request);
+        while let Some(event) = stream.next().await {
+            match event? {
+                ChatEvent::TextDelta(text) => emit(events, AgentEvent::TextDelta(text)).await,
+                ChatEvent::ToolCallStarted { .. } => {}
+                ChatEvent::Done(response) => return Ok(response),
+            }
+        }
+        Err(crate::model::ModelError::Malformed(
+            "the response stream ended without a final message".into(),
+        ))
+    }
+
+    /// Run one turn's calls: the meta tool here, calls of tools not offered this turn refused,
+    /// the rest as one batch through the toolkit; progress forwarded as it comes.
+    async fn execute(
+        &self,
+        calls: Vec<ToolCall>,
+        snapshot: &crate::ToolSnapshot,
+        ctx: &ToolContext,
+        events: &Events,
+    ) -> Vec<ToolResult> {
+        let mut results: Vec<Option<ToolResult>> = (0..calls.len()).map(|_| None).collect();
+        let mut batch = Vec::new();
+        let mut positions = Vec::new();
+        let dialect = self.model.dialect();
+        for (i, call) in calls.into_iter().enumerate() {
+            if call.name == META_TOOL && !self.managed_groups.is_empty() {
+                results[i] = Some(self.reset_equipped_tools(&call));
+                continue;
+            }
+            let name = self
+                .toolkit
+                .original_name(dialect, &call.name)
+                .unwrap_or(&call.name);
+            if snapshot.get(name).is_none() {
+                let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
+                let error = ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "tool `{}` is not available in this step; available tools: {}",
+                        call.name,
+                        offered.join(", ")
+                    ),
+                );
+                results[i] = Some(ToolResult {
+                    call_id: call.id,
+                    name: call.name,
+                    outcome: Err(error),
+                    attempts: 0,
+                });
+                continue;
+            }
+            positions.push(i);
+            batch.push(call);
+        }
+        if !batch.is_empty() {
+            let (ctx, mut progress) = ctx.clone().progress_channel(256);
+            let done = {
+                let run = self.toolkit.call_all(batch, &ctx);
+                tokio::pin!(run);
+                loop {
+                    tokio::select! {
+                        done = &mut run => break done,
+                        Some(p) = progress.recv() => emit(events, AgentEvent::ToolProgress(p)).await,
+                    }
+                }
+            };
+            drop(ctx);
+            while let Ok(p) = progress.try_recv() {
+                emit(events, AgentEvent::ToolProgress(p)).await;
+            }
+            for (i, result) in positions.into_iter().zip(done) {
+                results[i] = Some(result);
+            }
+        }
+        results.into_iter().flatten().collect()
+    }
+}
+
+/// Asks the consumer of `run_stream` to approve a call.
+struct StreamApprover(mpsc::Sender<AgentEvent>);
+
+impl ApprovalHook for StreamApprover {
+    fn review(
+        &self,
+        request: ApprovalRequest,
+    ) -> futures::future::BoxFuture<'static, ApprovalDecision> {
+        let tx = self.0.clone();
+        Box::pin(async move {
+            let (responder, answer) = ApprovalResponder::new();
+            if tx
+                .send(AgentEvent::ApprovalRequested(request, responder))
+                .await
+                .is_err()
+            {
+                return ApprovalDecision::Deny("nobody was there to approve the call".into());
+            }
+            answer.await.unwrap_or_else(|_| {
+                ApprovalDecision::Deny("the approval request was dismissed".into())
+            })
+        })
+    }
+}
+
+/// Interleaves the events a run emits with the run itself.
+struct EventStream<'a> {
+    run: Option<Pin<Box<dyn Future<Output = Result<String, AgentError>> + Send + 'a>>>,
+    rx: mpsc::Receiver<AgentEvent>,
+    done: bool,
+}
+
+impl Stream for EventStream<'_> {
+    type Item = AgentEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<AgentEvent>> {
+        let this = &mut *self;
+        loop {
+            if let Poll::Ready(Some(event)) = this.rx.poll_recv(cx) {
+                return Poll::Ready(Some(event));
+            }
+            if let Some(run) = this.run.as_mut() {
+                match run.as_mut().poll(cx) {
+                    // The run sent its final event itself; drain what is left.
+                    Poll::Ready(_) => this.run = None,
+                    Poll::Pending => return Poll::Pending,
+                }
+            } else if this.done {
+                return Poll::Ready(None);
+            } else {
+                this.done = true;
+                this.rx.close();
+            }
+        }
+    }
+}
