@@ -1,0 +1,8 @@
+//! Integration tests of the ReAct agent with the scripted model: full runs, the event stream,
+//! memory, budgets and limits, per-turn tool snapshots, agent-managed groups, approval,
+//! return-directly tools, and background results.
+
+mod approval;
+mod groups;
+mod runs;
+mod tools;
