@@ -57,6 +57,10 @@ async fn a_background_call_answers_at_once_and_reports_later() {
     assert_eq!(ledger.failed().len(), 1);
     assert_eq!(ledger.get("j1").unwrap().status, JobStatus::Finished);
     assert_eq!(ledger.get("j1").unwrap().call.name, "long_job");
+    assert_eq!(
+        ledger.get("j1").unwrap().call.arguments,
+        r#"{"ms": 60, "fail": false}"#
+    );
     let taken: Vec<_> = ledger
         .take_finished()
         .iter()

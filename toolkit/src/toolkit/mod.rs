@@ -204,11 +204,17 @@ impl Toolkit {
             Err(error) => return rejected(id, name, error),
         };
         if inv.settings.background {
+            // The ledger keeps the call as the model made it.
+            let arguments = inv
+                .args
+                .as_ref()
+                .map(|a| a.raw().to_string())
+                .unwrap_or_default();
             return self.submit(
                 ToolCall {
                     id,
                     name,
-                    arguments: String::new(),
+                    arguments,
                 },
                 inv,
             );
