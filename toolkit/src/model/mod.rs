@@ -286,3 +286,18 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
         (**self).name()
     }
 }
+
+impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
+    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+        (**self).chat(request)
+    }
+    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+        (**self).chat_stream(request)
+    }
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
+    }
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
