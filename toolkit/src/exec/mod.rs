@@ -1,4 +1,4 @@
-//! The execution engine: every call runs through a stack of real tower [`Service`]s.
+//! The execution engine: every call runs through a stack of real tower [`Service`](tower::Service)s.
 //!
 //! Outermost first:
 //!
