@@ -113,6 +113,24 @@ async fn every_call_gets_an_execute_tool_span_with_genai_fields() {
     assert_eq!(echo.field("error.type"), None);
 
     assert_eq!(flaky.field("gen_ai.tool.attempts"), Some("2"));
+    let starts: Vec<_> = flaky
+        .events
+        .iter()
+        .filter(|e| {
+            e.iter()
+                .any(|(k, v)| k == "message" && v == "tool attempt started")
+        })
+        .map(|e| {
+            e.iter()
+                .find(|(k, _)| k == "attempt")
+                .map(|(_, v)| v.clone())
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        [Some("1".to_string()), Some("2".to_string())],
+        "one event per attempt"
+    );
     let retry = flaky
         .events
         .iter()

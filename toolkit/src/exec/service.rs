@@ -44,7 +44,8 @@ impl tower::Service<ToolInvocation> for ToolService {
                 };
             }
         };
-        inv.attempts.fetch_add(1, Ordering::Relaxed);
+        let attempt = inv.attempts.fetch_add(1, Ordering::Relaxed) + 1;
+        tracing::debug!(attempt, "tool attempt started");
         let attempts = Some(inv.attempts.clone());
         let future = inv.tool.call(args);
         let state = match tokio::runtime::Handle::try_current() {
