@@ -97,10 +97,15 @@ pub use exec::{
     ApprovalDecision, ApprovalHook, ApprovalRequest, BoxToolService, ExecSettings, RetryPolicy,
     ToolInvocation,
 };
+#[cfg(feature = "anthropic")]
+pub use model::{AnthropicMessages, AnthropicMessagesBuilder};
 pub use model::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, GenerationOptions, Message,
-    ModelError, Role, ScriptedModel, ScriptedTurn, ToolChoice, Usage,
+    ModelError, ParsedReply, Role, ScriptedModel, ScriptedTurn, TextCallError, TextCallFormat,
+    TextToolCalls, ToolChoice, Usage, parse_tool_calls,
 };
+#[cfg(feature = "openai")]
+pub use model::{OpenAiChat, OpenAiChatBuilder};
 pub use schema::{Dialect, NameMap};
 pub use tool::{
     AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,

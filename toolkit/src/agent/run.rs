@@ -44,8 +44,7 @@ impl ReActAgent {
     ) -> impl Stream<Item = AgentEvent> + Send + '_ {
         let (tx, rx) = mpsc::channel(64);
         let input = input.into();
-        let run: Pin<Box<dyn Future<Output = Result<String, AgentError>> + Send + '_>> =
-            Box::pin(self.run_inner(input, Some(tx)));
+        let run: RunFuture<'_> = Box::pin(self.run_inner(input, Some(tx)));
         EventStream {
             run: Some(run),
             rx,
@@ -322,9 +321,12 @@ impl ApprovalHook for StreamApprover {
     }
 }
 
+/// A run in progress, as `run_stream` drives it.
+type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<String, AgentError>> + Send + 'a>>;
+
 /// Interleaves the events a run emits with the run itself.
 struct EventStream<'a> {
-    run: Option<Pin<Box<dyn Future<Output = Result<String, AgentError>> + Send + 'a>>>,
+    run: Option<RunFuture<'a>>,
     rx: mpsc::Receiver<AgentEvent>,
     done: bool,
 }

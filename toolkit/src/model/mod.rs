@@ -5,9 +5,21 @@
 //! [`ToolDefinition`]s and each provider renders them in its own [`Dialect`]; a
 //! [`ChatResponse`] carries text and [`ToolCall`]s whatever the wire format was.
 
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
 mod scripted;
+mod text_calls;
 
+#[cfg(feature = "anthropic")]
+pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder};
+#[cfg(feature = "openai")]
+pub use openai::{OpenAiChat, OpenAiChatBuilder};
 pub use scripted::{ScriptedModel, ScriptedTurn};
+pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -212,6 +224,10 @@ pub enum ModelError {
     /// The request did not get through (connection, timeout).
     #[error("the model provider could not be reached: {0}")]
     Transport(String),
+    /// The provider was configured wrongly (no model, a bad URL, header or key); fix the
+    /// configuration, retrying cannot help.
+    #[error("invalid model provider configuration: {0}")]
+    Config(String),
     /// A scripted model ran out of turns or saw a request it did not expect.
     #[error("scripted model: {0}")]
     Script(String),

@@ -1,0 +1,8 @@
+//! HTTP chat model providers (`OpenAiChat`, `AnthropicMessages`) against local servers that
+//! play the provider over real HTTP on 127.0.0.1: request bodies, response parsing,
+//! streaming, errors and retries.
+
+mod anthropic;
+mod errors;
+mod openai;
+mod support;

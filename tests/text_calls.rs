@@ -1,0 +1,365 @@
+//! `TextToolCalls` around a scripted text-only model: what the inner model is sent, and what
+//! the agent gets back.
+
+use std::sync::Arc;
+
+use agent_toolkit::{
+    ChatEvent, ChatModel, ChatRequest, FinishReason, Message, ModelError, Role, ScriptedModel,
+    ScriptedTurn, TextCallFormat, TextToolCalls, ToolCall, ToolChoice, ToolDefinition,
+};
+use futures::StreamExt;
+use serde_json::json;
+
+fn tools() -> Vec<ToolDefinition> {
+    vec![
+        ToolDefinition::new(
+            "get_weather",
+            "Current weather of a city.",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        ),
+        ToolDefinition::new("search", "Search the web.", json!({"type": "object"})),
+    ]
+}
+
+fn request(messages: Vec<Message>) -> ChatRequest {
+    ChatRequest {
+        messages,
+        tools: tools(),
+        parallel_tool_calls: true,
+        ..ChatRequest::default()
+    }
+}
+
+fn ask(question: &str) -> ChatRequest {
+    request(vec![
+        Message::system("You are terse."),
+        Message::user(question),
+    ])
+}
+
+fn tool_message(id: &str, name: &str, content: &str, is_error: bool) -> Message {
+    Message {
+        role: Role::Tool,
+        content: content.into(),
+        tool_calls: Vec::new(),
+        tool_call_id: Some(id.into()),
+        name: Some(name.into()),
+        is_error,
+    }
+}
+
+fn ensure(ok: bool, why: impl Into<String>) -> Result<(), String> {
+    if ok { Ok(()) } else { Err(why.into()) }
+}
+
+#[tokio::test]
+async fn system_prompt_lists_the_tools_and_no_native_tools_are_sent() {
+    let inner = ScriptedModel::new([]).then_expect(
+        |r| {
+            ensure(r.tools.is_empty(), "native tools were sent")?;
+            ensure(r.messages.len() == 2, "a second system message was added")?;
+            let system = &r.messages[0];
+            ensure(
+                system.role == Role::System,
+                "first message is not the system prompt",
+            )?;
+            for needle in [
+                "You are terse.",
+                "## get_weather",
+                "Current weather of a city.",
+                r#""required":["city"]"#,
+                "## search",
+                r#"{"tool_calls": [{"name": "TOOL_NAME""#,
+                "Call a tool only when you need one",
+            ] {
+                ensure(
+                    system.content.contains(needle),
+                    format!("no `{needle}` in {}", system.content),
+                )?;
+            }
+            Ok(())
+        },
+        ScriptedTurn::text("Sunny."),
+    );
+    let model = TextToolCalls::new(inner);
+    let response = model.chat(ask("Weather?")).await.unwrap();
+    assert_eq!(response.message.content, "Sunny.");
+    assert!(response.message.tool_calls.is_empty());
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+}
+
+#[tokio::test]
+async fn json_reply_becomes_tool_calls() {
+    let inner = ScriptedModel::new([ScriptedTurn::text(
+        "Checking both.\n```json\n{\"tool_calls\": [{\"id\": \"w\", \"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}, {\"name\": \"search\", \"parameters\": {\"q\": \"Paris events\"}}]}\n```",
+    )]);
+    let model = TextToolCalls::new(inner);
+    let response = model.chat(ask("Paris?")).await.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+    assert_eq!(response.message.content, "Checking both.");
+    let calls = &response.message.tool_calls;
+    assert_eq!(
+        calls[0],
+        ToolCall::new("w", "get_weather", r#"{"city":"Paris"}"#)
+    );
+    assert_eq!(calls[1].name, "search");
+    assert_eq!(calls[1].arguments, r#"{"q":"Paris events"}"#);
+    assert_ne!(&*calls[1].id, "w");
+}
+
+#[tokio::test]
+async fn xml_reply_becomes_tool_calls() {
+    let inner = ScriptedModel::new([]).then_expect(
+        |r| {
+            ensure(
+                r.messages[0].content.contains(r#"<tool_call name="TOOL_NAME"><parameters>"#),
+                "the XML form is not taught",
+            )
+        },
+        ScriptedTurn::text(
+            r#"<tool_call name="get_weather"><parameters>{"city": "Rome"}</parameters></tool_call>"#,
+        ),
+    );
+    let model = TextToolCalls::new(inner).format(TextCallFormat::Xml);
+    let response = model.chat(ask("Rome?")).await.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+    assert_eq!(response.message.content, "");
+    assert_eq!(response.message.tool_calls.len(), 1);
+    assert_eq!(response.message.tool_calls[0].name, "get_weather");
+    assert_eq!(
+        response.message.tool_calls[0].arguments,
+        r#"{"city":"Rome"}"#
+    );
+}
+
+#[tokio::test]
+async fn malformed_reply_is_repaired_after_one_re_ask() {
+    let bad = r#"{"tool_calls": [{"name": "get_weather", "parameters": {"city": "Oslo"]}]}"#;
+    let inner = Arc::new(ScriptedModel::new([ScriptedTurn::text(bad)]).then_expect(
+        move |r| {
+            let n = r.messages.len();
+            ensure(n == 4, format!("expected 4 messages, got {n}"))?;
+            let (reply, ask) = (&r.messages[n - 2], &r.messages[n - 1]);
+            ensure(
+                reply.role == Role::Assistant && reply.content == bad,
+                "bad reply not echoed",
+            )?;
+            ensure(ask.role == Role::User, "re-ask is not a user message")?;
+            for needle in [
+                "not valid JSON",
+                r#""city": "Oslo"]"#,
+                "TOOL_NAME",
+                "get_weather, search",
+            ] {
+                ensure(
+                    ask.content.contains(needle),
+                    format!("no `{needle}` in {}", ask.content),
+                )?;
+            }
+            Ok(())
+        },
+        ScriptedTurn::text(
+            r#"{"tool_calls": [{"name": "get_weather", "parameters": {"city": "Oslo"}}]}"#,
+        ),
+    ));
+    let model = TextToolCalls::new(inner.clone());
+    let response = model.chat(ask("Oslo?")).await.unwrap();
+    assert_eq!(response.message.tool_calls.len(), 1);
+    assert_eq!(
+        response.message.tool_calls[0].arguments,
+        r#"{"city":"Oslo"}"#
+    );
+    assert_eq!(inner.remaining(), 0);
+    let requests = inner.requests();
+    assert!(
+        response.usage.input_tokens
+            > requests[0]
+                .messages
+                .iter()
+                .map(|m| m.content.len() as u64 / 4)
+                .sum::<u64>()
+    );
+}
+
+#[tokio::test]
+async fn exhausted_repairs_fail_as_malformed() {
+    let unknown = r#"{"tool_calls": [{"name": "delete_everything", "parameters": {}}]}"#;
+    let inner = Arc::new(ScriptedModel::new([
+        ScriptedTurn::text(unknown),
+        ScriptedTurn::text(unknown),
+        ScriptedTurn::text("never asked"),
+    ]));
+    let model = TextToolCalls::new(inner.clone()).max_repairs(1);
+    let error = model.chat(ask("Clean up.")).await.unwrap_err();
+    match error {
+        ModelError::Malformed(message) => {
+            assert!(message.contains("`delete_everything`"), "{message}");
+            assert!(message.contains("after 1 repair"), "{message}");
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+    assert_eq!(inner.remaining(), 1);
+}
+
+#[tokio::test]
+async fn history_is_rendered_as_text() {
+    let history = vec![
+        Message::user("Weather in Paris and news?"),
+        Message::assistant(
+            "Looking.",
+            vec![
+                ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#),
+                ToolCall::new("call_2", "search", r#"{"q":"news"}"#),
+            ],
+        ),
+        tool_message("call_1", "get_weather", "21°C", false),
+        tool_message("call_2", "search", "Error: offline", true),
+    ];
+    let inner = ScriptedModel::new([]).then_expect(
+        |r| {
+            let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
+            ensure(
+                roles == [Role::System, Role::User, Role::Assistant, Role::User],
+                format!("roles {roles:?}"),
+            )?;
+            let assistant = &r.messages[2];
+            ensure(assistant.tool_calls.is_empty(), "native calls left in history")?;
+            ensure(
+                assistant.content
+                    == "Looking.\n\n{\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"get_weather\",\"parameters\":{\"city\":\"Paris\"}},{\"id\":\"call_2\",\"name\":\"search\",\"parameters\":{\"q\":\"news\"}}]}",
+                format!("assistant: {}", assistant.content),
+            )?;
+            let results = &r.messages[3];
+            ensure(
+                results.content
+                    == "Tool result for call call_1 (get_weather): 21°C\n\n\
+                        Tool result for call call_2 (search) [error]: Error: offline",
+                format!("results: {}", results.content),
+            )?;
+            ensure(results.tool_call_id.is_none() && !results.is_error, "tool fields kept")
+        },
+        ScriptedTurn::text(r#"{"tool_calls": [{"name": "search", "parameters": {"q": "news again"}}]}"#),
+    );
+    let model = TextToolCalls::new(inner);
+    let response = model.chat(request(history)).await.unwrap();
+    // Ids already in the history are not handed out again.
+    let id = &*response.message.tool_calls[0].id;
+    assert!(id != "call_1" && id != "call_2", "{id}");
+}
+
+#[tokio::test]
+async fn xml_history_and_required_choice() {
+    let history = vec![
+        Message::user("Search rust."),
+        Message::assistant("", vec![ToolCall::new("s1", "search", r#"{"q":"rust"}"#)]),
+        tool_message("s1", "search", "Rust is a language.", false),
+    ];
+    let inner = Arc::new(
+        ScriptedModel::new([])
+            .then_expect(
+                |r| {
+                    ensure(r.messages[0].content.contains("This reply must call at least one tool."), "rule missing")?;
+                    ensure(
+                        r.messages[2].content
+                            == r#"<tool_call id="s1" name="search"><parameters>{"q":"rust"}</parameters></tool_call>"#,
+                        format!("assistant: {}", r.messages[2].content),
+                    )
+                },
+                ScriptedTurn::text("Rust is a language."),
+            )
+            .then_expect(
+                |r| {
+                    let ask = &r.messages[r.messages.len() - 1].content;
+                    ensure(ask.contains("must call at least one tool"), format!("re-ask: {ask}"))
+                },
+                ScriptedTurn::text(r#"<tool_call name="search"><parameters>{"q": "rust book"}</parameters></tool_call>"#),
+            ),
+    );
+    let model = TextToolCalls::new(inner.clone()).format(TextCallFormat::Xml);
+    let response = model
+        .chat(ChatRequest {
+            tool_choice: ToolChoice::Required,
+            ..request(history)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        response.message.tool_calls[0].arguments,
+        r#"{"q":"rust book"}"#
+    );
+    assert_eq!(inner.remaining(), 0);
+}
+
+#[tokio::test]
+async fn tool_choice_none_lists_no_tools_and_refuses_calls() {
+    let inner = ScriptedModel::new([])
+        .then_expect(
+            |r| {
+                let system = &r.messages[0].content;
+                ensure(!system.contains("## get_weather"), "tools listed")?;
+                ensure(
+                    system.contains("No tool may be called"),
+                    format!("system: {system}"),
+                )
+            },
+            ScriptedTurn::text(r#"{"tool_calls": [{"name": "search"}]}"#),
+        )
+        .then_expect(
+            |r| {
+                let ask = &r.messages[r.messages.len() - 1].content;
+                ensure(ask.contains("plain text"), format!("re-ask: {ask}"))
+            },
+            ScriptedTurn::text("I cannot search now."),
+        );
+    let model = TextToolCalls::new(inner);
+    let response = model
+        .chat(ChatRequest {
+            tool_choice: ToolChoice::None,
+            ..ask("Search?")
+        })
+        .await
+        .unwrap();
+    assert_eq!(response.message.content, "I cannot search now.");
+    assert!(response.message.tool_calls.is_empty());
+}
+
+#[tokio::test]
+async fn without_tools_the_reply_is_not_parsed() {
+    let text = r#"An OpenAI reply looks like {"tool_calls": [{"name": "x"}]}."#;
+    let inner = ScriptedModel::new([]).then_expect(
+        |r| {
+            ensure(
+                r.messages.len() == 1 && r.messages[0].role == Role::User,
+                "prompt changed",
+            )
+        },
+        ScriptedTurn::text(text),
+    );
+    let model = TextToolCalls::new(inner);
+    let response = model
+        .chat(ChatRequest {
+            messages: vec![Message::user("Show me.")],
+            ..ChatRequest::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(response.message.content, text);
+    assert!(response.message.tool_calls.is_empty());
+}
+
+#[tokio::test]
+async fn streams_and_forwards_name() {
+    let inner = ScriptedModel::new([ScriptedTurn::text(
+        r#"On it. {"tool_calls": [{"name": "search", "parameters": {"q": "x"}}]}"#,
+    )]);
+    let model = TextToolCalls::new(inner);
+    assert_eq!(model.name(), "scripted");
+    let events: Vec<ChatEvent> = model
+        .chat_stream(ask("x?"))
+        .map(|e| e.unwrap())
+        .collect()
+        .await;
+    assert_eq!(events[0], ChatEvent::TextDelta("On it.".into()));
+    assert!(matches!(&events[1], ChatEvent::ToolCallStarted { name, .. } if name == "search"));
+    assert!(matches!(events.last(), Some(ChatEvent::Done(r)) if r.message.tool_calls.len() == 1));
+}

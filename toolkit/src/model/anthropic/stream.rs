@@ -1,0 +1,244 @@
+//! Streamed Messages: typed events (`message_start`, `content_block_start`,
+//! `content_block_delta`, `content_block_stop`, `message_delta`, `message_stop`, `error`),
+//! tool arguments as `partial_json` fragments per content block.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use eventsource_stream::Event;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{WireBlock, WireUsage, call, stop_reason};
+use crate::model::http::{self, StreamAssembler};
+use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
+use crate::schema::NameMap;
+
+/// One streaming event, by its `type` field (the SSE `event:` name repeats it).
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireEvent {
+    MessageStart {
+        message: WireStart,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: WireBlock,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: WireDelta,
+    },
+    /// Carries only the block's `index`; extra fields are ignored.
+    ContentBlockStop {},
+    MessageDelta {
+        delta: WireStop,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    MessageStop {},
+    Error {
+        error: Value,
+    },
+    /// `ping` and event types added after this was written.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct WireStart {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireDelta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    /// Thinking and signature deltas.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct WireStop {
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+/// A `tool_use` block being streamed.
+struct PartialCall {
+    id: String,
+    name: String,
+    /// The `input` of `content_block_start`, used when no `partial_json` follows.
+    initial: Option<Value>,
+    json: String,
+}
+
+/// Assembles a streamed message: tool calls by block index, text as it comes, usage from
+/// `message_start` (input) and `message_delta` (output, cumulative).
+pub(super) struct StreamState {
+    names: NameMap,
+    text: String,
+    calls: BTreeMap<usize, PartialCall>,
+    stop_reason: Option<String>,
+    usage: Usage,
+    events: usize,
+}
+
+impl StreamState {
+    pub(super) fn new(names: NameMap) -> Self {
+        StreamState {
+            names,
+            text: String::new(),
+            calls: BTreeMap::new(),
+            stop_reason: None,
+            usage: Usage::default(),
+            events: 0,
+        }
+    }
+
+    fn update_usage(&mut self, usage: Option<WireUsage>) {
+        if let Some(usage) = usage {
+            if let Some(input) = usage.input_tokens {
+                self.usage.input_tokens = input;
+            }
+            if let Some(output) = usage.output_tokens {
+                self.usage.output_tokens = output;
+            }
+        }
+    }
+
+    fn done(&mut self, out: &mut Vec<ChatEvent>) {
+        let calls = std::mem::take(&mut self.calls)
+            .into_values()
+            .map(|partial| {
+                let arguments = if partial.json.trim().is_empty() {
+                    partial.initial.unwrap_or_else(|| json!({})).to_string()
+                } else {
+                    partial.json
+                };
+                call(partial.id, &partial.name, arguments, &self.names)
+            })
+            .collect();
+        out.push(ChatEvent::Done(ChatResponse {
+            message: Message::assistant(std::mem::take(&mut self.text), calls),
+            usage: self.usage,
+            finish_reason: stop_reason(self.stop_reason.as_deref()),
+        }));
+    }
+}
+
+impl StreamAssembler for StreamState {
+    fn event(&mut self, event: &Event, out: &mut Vec<ChatEvent>) -> Result<bool, ModelError> {
+        if event.data.trim().is_empty() {
+            return Ok(false);
+        }
+        self.events += 1;
+        let what = format!("stream event #{} (`{}`)", self.events, event.event);
+        match http::parse_json::<WireEvent>(&what, event.data.as_bytes())? {
+            WireEvent::MessageStart { message } => self.update_usage(message.usage),
+            WireEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                WireBlock::Text { text } if !text.is_empty() => {
+                    self.text.push_str(&text);
+                    out.push(ChatEvent::TextDelta(text));
+                }
+                WireBlock::ToolUse { id, name, input } => {
+                    out.push(ChatEvent::ToolCallStarted {
+                        id: Arc::from(id.as_str()),
+                        name: self.names.original_name(&name).unwrap_or(&name).to_owned(),
+                    });
+                    self.calls.insert(
+                        index,
+                        PartialCall {
+                            id,
+                            name,
+                            initial: input,
+                            json: String::new(),
+                        },
+                    );
+                }
+                _ => {}
+            },
+            WireEvent::ContentBlockDelta { index, delta } => match delta {
+                WireDelta::TextDelta { text } => {
+                    if !text.is_empty() {
+                        self.text.push_str(&text);
+                        out.push(ChatEvent::TextDelta(text));
+                    }
+                }
+                WireDelta::InputJsonDelta { partial_json } => {
+                    let Some(call) = self.calls.get_mut(&index) else {
+                        return Err(ModelError::Malformed(format!(
+                            "{what}: `input_json_delta` for block {index}, which is not a \
+                             tool_use block"
+                        )));
+                    };
+                    call.json.push_str(&partial_json);
+                }
+                WireDelta::Other => {}
+            },
+            // Arguments are kept as text until the end: they are the call's `arguments`.
+            WireEvent::ContentBlockStop {} => {}
+            WireEvent::MessageDelta { delta, usage } => {
+                if delta.stop_reason.is_some() {
+                    self.stop_reason = delta.stop_reason;
+                }
+                self.update_usage(usage);
+            }
+            WireEvent::MessageStop {} => {
+                self.done(out);
+                return Ok(true);
+            }
+            WireEvent::Error { error } => return Err(stream_error(error)),
+            WireEvent::Other => {}
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self, _: &mut Vec<ChatEvent>) -> Result<(), ModelError> {
+        Err(ModelError::Transport(
+            "the event stream ended before `message_stop`".into(),
+        ))
+    }
+}
+
+/// An `error` event, sent after a success status when the failure happens mid-stream. Its
+/// `type` is one of Anthropic's error types, each documented with an HTTP status; mapping
+/// back to it lets [`ModelError::is_transient`] judge it like the same error sent up front.
+fn stream_error(error: Value) -> ModelError {
+    let kind = error
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let status = match kind {
+        "rate_limit_error" => return ModelError::RateLimited { retry_after: None },
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "timeout_error" => 504,
+        "overloaded_error" => 529,
+        "api_error" => 500,
+        _ => {
+            return ModelError::Malformed(format!(
+                "the event stream carried an error: {}",
+                http::truncate(error.to_string())
+            ));
+        }
+    };
+    ModelError::Http {
+        status,
+        body: http::truncate(error.to_string()),
+    }
+}

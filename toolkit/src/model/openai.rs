@@ -1,0 +1,446 @@
+//! [`OpenAiChat`]: any OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter,
+//! Ollama, vLLM, llama.cpp, LM Studio).
+//!
+//! The wire format follows the Chat Completions reference: tools as
+//! `{"type":"function","function":{..}}`, assistant calls as `tool_calls` whose `arguments`
+//! is a JSON *string*, results as `{"role":"tool","tool_call_id",..}` messages. Parsing is
+//! lenient where compatible servers differ (content as text parts, arguments as an object,
+//! missing ids or `finish_reason`), strict where a response cannot be trusted.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use reqwest::header::AUTHORIZATION;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::http::{self, Endpoint, HttpSettings};
+use super::{
+    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
+    ToolChoice, Usage,
+};
+use crate::schema::{Dialect, NameMap};
+use crate::tool::ToolCall;
+
+mod stream;
+
+use stream::StreamState;
+
+const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+const DEFAULT_MODEL: &str = "gpt-4o-mini";
+
+/// A chat model behind an OpenAI-compatible Chat Completions endpoint.
+///
+/// ```no_run
+/// # use agent_toolkit::OpenAiChat;
+/// // Hosted OpenAI, key from the environment:
+/// let openai = OpenAiChat::from_env()?;
+/// // A local Ollama server, which needs no key:
+/// let local = OpenAiChat::builder()
+///     .base_url("http://localhost:11434/v1")
+///     .model("qwen2.5:7b")
+///     .build()?;
+/// # Ok::<(), agent_toolkit::ModelError>(())
+/// ```
+///
+/// Requests go to `{base_url}/chat/completions`. Tool names are sanitised to what OpenAI
+/// accepts and mapped back in responses. Transient failures (rate limits, 5xx, connection
+/// errors) are retried with exponential backoff; see [`OpenAiChatBuilder::max_retries`].
+/// Cloning is cheap and shares the connection pool.
+#[derive(Clone, Debug)]
+pub struct OpenAiChat {
+    endpoint: Endpoint,
+    model: String,
+    dialect: Dialect,
+}
+
+/// Settings of an [`OpenAiChat`]; start with [`OpenAiChat::builder`].
+#[derive(Clone, Debug, Default)]
+pub struct OpenAiChatBuilder {
+    http: HttpSettings,
+    model: Option<String>,
+    strict: bool,
+}
+
+impl OpenAiChatBuilder {
+    /// The API root, before `/chat/completions` (default `https://api.openai.com/v1`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.http.base_url = Some(url.into());
+        self
+    }
+
+    /// The bearer token. Optional: local servers usually need none.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.http.api_key = Some(key.into());
+        self
+    }
+
+    /// The model to ask for (required).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// A header sent with every request (OpenRouter's `HTTP-Referer`, an organisation id);
+    /// it replaces a header of the same name set by the provider.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.http.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Total time a non-streaming request may take, and the longest silence tolerated while
+    /// connecting or streaming (default 10 minutes).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.http.timeout = timeout;
+        self
+    }
+
+    /// How many times a transient failure is retried (default 2, so at most 3 attempts).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.http.max_retries = retries;
+        self
+    }
+
+    /// The wait before the first retry, doubled for each further one, with jitter, and never
+    /// shorter than a server's `retry-after` (default 500 ms).
+    pub fn retry_delay(mut self, delay: Duration) -> Self {
+        self.http.retry_delay = delay;
+        self
+    }
+
+    /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
+    /// arguments matching the schema. Many compatible servers ignore or reject it, so the
+    /// default is `false` ([`Dialect::OpenAi`]).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The model. Fails on a missing model name or an invalid URL, key or header.
+    pub fn build(self) -> Result<OpenAiChat, ModelError> {
+        let model = self
+            .model
+            .filter(|m| !m.trim().is_empty())
+            .ok_or_else(|| http::config_error("no model name: call `.model(..)`"))?;
+        let mut headers = Vec::new();
+        if let Some(key) = &self.http.api_key {
+            headers.push(http::secret_header(
+                AUTHORIZATION,
+                &format!("Bearer {key}"),
+            )?);
+        }
+        Ok(OpenAiChat {
+            endpoint: Endpoint::new(&self.http, DEFAULT_BASE_URL, "/chat/completions", headers)?,
+            model,
+            dialect: if self.strict {
+                Dialect::OpenAiStrict
+            } else {
+                Dialect::OpenAi
+            },
+        })
+    }
+}
+
+impl OpenAiChat {
+    /// A builder with the defaults (OpenAI's URL, no key, 2 retries, non-strict tools).
+    pub fn builder() -> OpenAiChatBuilder {
+        OpenAiChatBuilder::default()
+    }
+
+    /// A model configured from `OPENAI_API_KEY`, `OPENAI_BASE_URL` (optional) and
+    /// `OPENAI_MODEL` (default `gpt-4o-mini`). The key is required unless a base URL is set,
+    /// since local servers need none.
+    pub fn from_env() -> Result<Self, ModelError> {
+        let mut builder =
+            Self::builder().model(http::env("OPENAI_MODEL").unwrap_or(DEFAULT_MODEL.into()));
+        let base_url = http::env("OPENAI_BASE_URL");
+        match (http::env("OPENAI_API_KEY"), &base_url) {
+            (Some(key), _) => builder = builder.api_key(key),
+            (None, None) => {
+                return Err(http::config_error(
+                    "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
+                ));
+            }
+            (None, Some(_)) => {}
+        }
+        if let Some(url) = base_url {
+            builder = builder.base_url(url);
+        }
+        builder.build()
+    }
+
+    /// The request body for `request`, and the name map to read the answer with.
+    fn body(&self, request: &ChatRequest, stream: bool) -> Result<(Vec<u8>, NameMap), ModelError> {
+        let names = NameMap::new(self.dialect, request.tools.iter().map(|t| t.name()));
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert(
+            "messages".into(),
+            Value::Array(
+                request
+                    .messages
+                    .iter()
+                    .map(|m| wire_message(m, &names))
+                    .collect(),
+            ),
+        );
+        if !request.tools.is_empty() {
+            let tools = request
+                .tools
+                .iter()
+                .map(|def| {
+                    let wire = names.wire_name(def.name()).unwrap_or(def.name());
+                    self.dialect.render(def, wire)
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+            // Without tools, OpenAI rejects both fields, so they are sent only with tools.
+            body.insert(
+                "tool_choice".into(),
+                tool_choice(&request.tool_choice, &names),
+            );
+            body.insert(
+                "parallel_tool_calls".into(),
+                json!(request.parallel_tool_calls),
+            );
+        }
+        let options = &request.options;
+        if let Some(t) = options.temperature {
+            body.insert("temperature".into(), http::temperature(t));
+        }
+        // `max_tokens` rather than `max_completion_tokens`: every compatible server accepts
+        // it, while only OpenAI knows the newer name (its reasoning models need the newer one;
+        // set it with a custom request if needed).
+        if let Some(max) = options.max_tokens {
+            body.insert("max_tokens".into(), json!(max));
+        }
+        if !options.stop.is_empty() {
+            body.insert("stop".into(), json!(options.stop));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        let bytes = serde_json::to_vec(&Value::Object(body))
+            .map_err(|e| http::config_error(format!("the request cannot be serialized: {e}")))?;
+        Ok((bytes, names))
+    }
+}
+
+impl ChatModel for OpenAiChat {
+    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let (body, names) = self.body(&request, false)?;
+            let bytes = self.endpoint.post(body).await?;
+            parse_response(&bytes, &names)
+        })
+    }
+
+    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+        let (body, names) = match self.body(&request, true) {
+            Ok(prepared) => prepared,
+            Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
+        };
+        http::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    fn name(&self) -> &str {
+        &self.model
+    }
+}
+
+/// A tool name as the model knows it: the name sent in `tools`, or, for a tool no longer
+/// offered, its sanitised form.
+fn wire_name<'a>(names: &'a NameMap, name: &'a str) -> Cow<'a, str> {
+    match names.wire_name(name) {
+        Some(wire) => Cow::Borrowed(wire),
+        None => names.dialect().sanitize_name(name),
+    }
+}
+
+fn wire_message(message: &Message, names: &NameMap) -> Value {
+    match message.role {
+        Role::System => json!({"role": "system", "content": message.content}),
+        Role::User => json!({"role": "user", "content": message.content}),
+        Role::Assistant => {
+            let mut wire = Map::new();
+            wire.insert("role".into(), json!("assistant"));
+            // OpenAI wants `null`, not "", beside tool calls.
+            let content = if message.content.is_empty() && !message.tool_calls.is_empty() {
+                Value::Null
+            } else {
+                json!(message.content)
+            };
+            wire.insert("content".into(), content);
+            if !message.tool_calls.is_empty() {
+                let calls = message
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": wire_name(names, &call.name),
+                                "arguments": call.arguments,
+                            },
+                        })
+                    })
+                    .collect();
+                wire.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Value::Object(wire)
+        }
+        Role::Tool => json!({
+            "role": "tool",
+            "tool_call_id": message.tool_call_id.as_deref().unwrap_or_default(),
+            "content": message.content,
+        }),
+    }
+}
+
+fn tool_choice(choice: &ToolChoice, names: &NameMap) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Specific(name) => {
+            json!({"type": "function", "function": {"name": wire_name(names, name)}})
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct WireCompletion {
+    #[serde(default)]
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    message: WireMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(usage: WireUsage) -> Self {
+        Usage {
+            input_tokens: usage.prompt_tokens.unwrap_or_default(),
+            output_tokens: usage.completion_tokens.unwrap_or_default(),
+        }
+    }
+}
+
+/// A [`ChatResponse`] from a Chat Completions response body.
+fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelError> {
+    let completion: WireCompletion = http::parse_json("the chat completion", body)?;
+    let Some(choice) = completion.choices.into_iter().next() else {
+        return Err(ModelError::Malformed(format!(
+            "the chat completion has no choices: {}",
+            http::truncate(String::from_utf8_lossy(body).into_owned())
+        )));
+    };
+    let text = match choice.message.content {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        // Some compatible servers answer with content parts, as requests may send them.
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect(),
+        Some(other) => {
+            return Err(ModelError::Malformed(format!(
+                "the message content is neither text nor parts: {other}"
+            )));
+        }
+    };
+    let calls = choice
+        .message
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .map(|call| {
+            let arguments = match call.function.arguments {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(text)) => text,
+                // Ollama and others have been seen sending the object itself.
+                Some(object) => object.to_string(),
+            };
+            finish_call(call.id, &call.function.name, arguments, names)
+        })
+        .collect::<Vec<_>>();
+    let finish_reason = finish_reason(choice.finish_reason.as_deref(), !calls.is_empty());
+    Ok(ChatResponse {
+        message: Message::assistant(text, calls),
+        usage: completion.usage.unwrap_or_default().into(),
+        finish_reason,
+    })
+}
+
+/// A complete call: the original tool name, an id even when the server sent none (some
+/// local servers do not), and `{}` for empty arguments (a tool without parameters, which
+/// some servers call with nothing rather than an empty object).
+fn finish_call(id: Option<String>, name: &str, arguments: String, names: &NameMap) -> ToolCall {
+    let id = id
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| format!("call_{:016x}", fastrand::u64(..)));
+    let name = names.original_name(name).unwrap_or(name);
+    let arguments = if arguments.trim().is_empty() {
+        "{}".to_owned()
+    } else {
+        arguments
+    };
+    ToolCall::new(id, name, arguments)
+}
+
+fn finish_reason(reason: Option<&str>, has_calls: bool) -> FinishReason {
+    match reason {
+        Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some(other) if !other.is_empty() => FinishReason::Other(other.to_owned()),
+        // Absent on some compatible servers: the calls say what happened.
+        _ if has_calls => FinishReason::ToolCalls,
+        _ => FinishReason::Stop,
+    }
+}

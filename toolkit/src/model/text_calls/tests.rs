@@ -1,0 +1,320 @@
+//! Parser tests: what is a call, what is prose, and what is refused.
+
+use serde_json::json;
+
+use super::{ParsedReply, TextCallError, TextCallFormat, parse_tool_calls};
+use crate::definition::ToolDefinition;
+
+fn tools() -> Vec<ToolDefinition> {
+    let object = json!({"type": "object"});
+    vec![
+        ToolDefinition::new("get_weather", "Weather of a city.", object.clone()),
+        ToolDefinition::new("search", "Search the web.", object),
+    ]
+}
+
+fn json(text: &str) -> Result<ParsedReply, TextCallError> {
+    parse_tool_calls(text, TextCallFormat::Json, &tools())
+}
+
+fn xml(text: &str) -> Result<ParsedReply, TextCallError> {
+    parse_tool_calls(text, TextCallFormat::Xml, &tools())
+}
+
+fn calls(reply: &ParsedReply) -> Vec<(&str, &str, &str)> {
+    reply
+        .calls
+        .iter()
+        .map(|c| (&*c.id, c.name.as_str(), c.arguments.as_str()))
+        .collect()
+}
+
+fn malformed(error: TextCallError) -> String {
+    match error {
+        TextCallError::Malformed(message) => message,
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn json_call_in_prose() {
+    let reply = json(
+        r#"Let me look that up. {"tool_calls": [{"id": "w1", "name": "get_weather", "parameters": {"city": "Paris"}}]} One moment."#,
+    )
+    .unwrap();
+    assert_eq!(
+        calls(&reply),
+        [("w1", "get_weather", r#"{"city":"Paris"}"#)]
+    );
+    assert_eq!(reply.text, "Let me look that up. One moment.");
+}
+
+#[test]
+fn json_call_in_fence_leaves_no_empty_fence() {
+    let reply = json(
+        "I'll check.\n\n```json\n{\n  \"tool_calls\": [\n    {\"name\": \"search\", \"parameters\": {\"q\": \"rust\"}}\n  ]\n}\n```\n",
+    )
+    .unwrap();
+    assert_eq!(calls(&reply), [("call_1", "search", r#"{"q":"rust"}"#)]);
+    assert_eq!(reply.text, "I'll check.");
+}
+
+#[test]
+fn json_several_calls_without_ids() {
+    let reply = json(
+        r#"{"tool_calls": [{"name": "get_weather", "parameters": {"city": "Oslo"}}, {"name": "search", "parameters": {}}, {"name": "search"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        calls(&reply),
+        [
+            ("call_1", "get_weather", r#"{"city":"Oslo"}"#),
+            ("call_2", "search", "{}"),
+            ("call_3", "search", "{}"),
+        ]
+    );
+    assert_eq!(reply.text, "");
+}
+
+#[test]
+fn json_repeated_id_is_replaced() {
+    let reply =
+        json(r#"{"tool_calls": [{"id": "a", "name": "search"}, {"id": "a", "name": "search"}]}"#)
+            .unwrap();
+    let ids: Vec<&str> = reply.calls.iter().map(|c| &*c.id).collect();
+    assert_eq!(ids, ["a", "call_1"]);
+}
+
+#[test]
+fn json_nested_braces_and_quotes_in_strings() {
+    let reply = json(
+        r#"{"tool_calls": [{"name": "search", "parameters": {"q": "a } b { \"tool_calls\": [ c", "filter": {"lang": ["en", "}"]}}}]} done"#,
+    )
+    .unwrap();
+    assert_eq!(reply.calls.len(), 1);
+    let args: serde_json::Value = serde_json::from_str(&reply.calls[0].arguments).unwrap();
+    assert_eq!(args["q"], r#"a } b { "tool_calls": [ c"#);
+    assert_eq!(args["filter"]["lang"][1], "}");
+    assert_eq!(reply.text, "done");
+}
+
+#[test]
+fn json_block_after_unrelated_braces() {
+    let reply = json(
+        r#"Sets look like {1, 2} and maps like {"a": 1}. {"tool_calls": [{"name": "search", "parameters": {"q": "sets"}}]}"#,
+    )
+    .unwrap();
+    assert_eq!(reply.calls.len(), 1);
+    assert_eq!(
+        reply.text,
+        r#"Sets look like {1, 2} and maps like {"a": 1}."#
+    );
+}
+
+#[test]
+fn json_bad_json_is_refused_with_position() {
+    let message = malformed(
+        json(r#"{"tool_calls": [{"name": "search", "parameters": {"q": "x"]}]}"#).unwrap_err(),
+    );
+    assert!(message.contains("not valid JSON"), "{message}");
+    assert!(message.contains(r#"near `"#), "{message}");
+    assert!(message.contains(r#""q": "x"]"#), "{message}");
+}
+
+#[test]
+fn json_truncated_block_is_refused() {
+    let message =
+        malformed(json(r#"Sure. {"tool_calls": [{"name": "search", "parameters": {"#).unwrap_err());
+    assert!(message.contains("not valid JSON"), "{message}");
+}
+
+#[test]
+fn json_marker_outside_an_object_is_refused() {
+    let message = malformed(json(r#"Calling: "tool_calls": [{"name": "search"}]"#).unwrap_err());
+    assert!(
+        message.contains("not inside a complete JSON object"),
+        "{message}"
+    );
+}
+
+#[test]
+fn json_missing_name() {
+    assert_eq!(
+        json(r#"{"tool_calls": [{"name": "search"}, {"parameters": {"q": 1}}]}"#),
+        Err(TextCallError::MissingName { call: 2 })
+    );
+    assert_eq!(
+        json(r#"{"tool_calls": [{"name": 7}]}"#),
+        Err(TextCallError::MissingName { call: 1 })
+    );
+}
+
+#[test]
+fn json_parameters_not_an_object() {
+    let error = json(r#"{"tool_calls": [{"name": "search", "parameters": "rust"}]}"#).unwrap_err();
+    assert_eq!(
+        error,
+        TextCallError::ParametersNotObject {
+            call: 1,
+            tool: "search".into(),
+            found: "a string"
+        }
+    );
+    assert!(error.to_string().contains("must be a JSON object"));
+}
+
+#[test]
+fn json_unknown_tool() {
+    let error = json(r#"{"tool_calls": [{"name": "delete_all", "parameters": {}}]}"#).unwrap_err();
+    assert!(matches!(&error, TextCallError::UnknownTool { tool, .. } if tool == "delete_all"));
+    let message = error.to_string();
+    assert!(message.contains("`delete_all`"), "{message}");
+    assert!(message.contains("get_weather, search"), "{message}");
+}
+
+#[test]
+fn json_call_entry_not_an_object() {
+    let message = malformed(json(r#"{"tool_calls": ["search"]}"#).unwrap_err());
+    assert!(
+        message.contains("tool call #1 must be a JSON object"),
+        "{message}"
+    );
+}
+
+#[test]
+fn json_single_call_object_and_arguments_alias() {
+    let reply = json(r#"{"tool_call": {"name": "search", "arguments": {"q": "x"}}}"#).unwrap();
+    assert_eq!(calls(&reply), [("call_1", "search", r#"{"q":"x"}"#)]);
+}
+
+#[test]
+fn plain_text_is_an_answer() {
+    let text = "The weather in Paris is sunny, 24°C.\n\n```json\n{\"temp\": 24}\n```\n";
+    for format in [TextCallFormat::Json, TextCallFormat::Xml] {
+        let reply = parse_tool_calls(text, format, &tools()).unwrap();
+        assert_eq!(reply.text, text);
+        assert!(reply.calls.is_empty());
+    }
+}
+
+#[test]
+fn talking_about_tool_calls_is_not_a_call() {
+    let text = "I don't need a tool_call for this, and the tool_calls field is empty. \
+                In XML one would write a tool_call element; in JSON, \"tool_calls\" is a \
+                list. The answer is 4.";
+    for format in [TextCallFormat::Json, TextCallFormat::Xml] {
+        let reply = parse_tool_calls(text, format, &tools()).unwrap();
+        assert_eq!(reply.text, text);
+        assert!(reply.calls.is_empty());
+    }
+    // The other format's calls are prose too: the model was not taught them.
+    let reply = json(r#"<tool_call name="search"><parameters>{}</parameters></tool_call>"#);
+    assert!(reply.unwrap().calls.is_empty());
+}
+
+#[test]
+fn xml_single_call() {
+    let reply = xml(
+        r#"Checking. <tool_call id="c9" name="get_weather"><parameters>{"city": "Rome"}</parameters></tool_call>"#,
+    )
+    .unwrap();
+    assert_eq!(calls(&reply), [("c9", "get_weather", r#"{"city":"Rome"}"#)]);
+    assert_eq!(reply.text, "Checking.");
+}
+
+#[test]
+fn xml_multiple_calls_without_ids() {
+    let reply = xml(
+        "First:\n<tool_call name=\"search\">\n  <parameters>{\"q\": \"a\"}</parameters>\n</tool_call>\n\
+         <tool_call name='get_weather'><parameters>\n{\"city\": \"Lima\"}\n</parameters></tool_call>\n\
+         <tool_call name=\"search\"/>\nThen I'll summarise.",
+    )
+    .unwrap();
+    assert_eq!(
+        calls(&reply),
+        [
+            ("call_1", "search", r#"{"q":"a"}"#),
+            ("call_2", "get_weather", r#"{"city":"Lima"}"#),
+            ("call_3", "search", "{}"),
+        ]
+    );
+    assert_eq!(reply.text, "First:\nThen I'll summarise.");
+}
+
+#[test]
+fn xml_in_fence_and_wrapper() {
+    let reply = xml(
+        "Sure.\n```xml\n<tool_calls>\n<tool_call name=\"search\"><parameters>{\"q\": \"x\"}</parameters></tool_call>\n</tool_calls>\n```",
+    )
+    .unwrap();
+    assert_eq!(calls(&reply), [("call_1", "search", r#"{"q":"x"}"#)]);
+    assert_eq!(reply.text, "Sure.");
+}
+
+#[test]
+fn xml_parameters_with_closing_tags_in_strings() {
+    let reply = xml(
+        r#"<tool_call name="search"><parameters>{"q": "</parameters></tool_call> {\"x\"}"}</parameters></tool_call>"#,
+    )
+    .unwrap();
+    let args: serde_json::Value = serde_json::from_str(&reply.calls[0].arguments).unwrap();
+    assert_eq!(args["q"], r#"</parameters></tool_call> {"x"}"#);
+}
+
+#[test]
+fn xml_bad_json() {
+    let message = malformed(
+        xml(r#"<tool_call name="search"><parameters>{"q": 'x'}</parameters></tool_call>"#)
+            .unwrap_err(),
+    );
+    assert!(
+        message.contains("<parameters> of tool call #1 are not valid JSON"),
+        "{message}"
+    );
+}
+
+#[test]
+fn xml_missing_name_unknown_tool_and_non_object() {
+    assert_eq!(
+        xml(r#"<tool_call><parameters>{}</parameters></tool_call>"#),
+        Err(TextCallError::MissingName { call: 1 })
+    );
+    assert!(matches!(
+        xml(r#"<tool_call name="rm"><parameters>{}</parameters></tool_call>"#),
+        Err(TextCallError::UnknownTool { call: 1, .. })
+    ));
+    assert!(matches!(
+        xml(r#"<tool_call name="search"><parameters>[1]</parameters></tool_call>"#),
+        Err(TextCallError::ParametersNotObject {
+            found: "an array",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn xml_unclosed_or_stray_tags() {
+    let message = malformed(
+        xml(r#"<tool_call name="search"><parameters>{"q": "x"}</parameters>"#).unwrap_err(),
+    );
+    assert!(message.contains("</tool_call>"), "{message}");
+    assert!(message.contains("the end of the reply"), "{message}");
+    let message = malformed(xml("done </tool_call>").unwrap_err());
+    assert!(message.contains("without an opening"), "{message}");
+    let message = malformed(xml(r#"<tool_call name=search>"#).unwrap_err());
+    assert!(message.contains("in double quotes"), "{message}");
+}
+
+#[test]
+fn no_tools_means_any_call_is_unknown() {
+    let error = parse_tool_calls(
+        r#"{"tool_calls": [{"name": "search"}]}"#,
+        TextCallFormat::Json,
+        &[],
+    )
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("no tool may be called"),
+        "{error}"
+    );
+}

@@ -1,0 +1,253 @@
+//! Call blocks of [`TextCallFormat::Xml`](super::TextCallFormat::Xml): `<tool_call>`
+//! elements whose `<parameters>` hold JSON.
+//!
+//! Not an XML parser: only the one element shape is read, and the parameters are read with
+//! a JSON parser so that a string value containing `</parameters>` cannot end them early.
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+use super::TextCallError;
+use super::parse::{Found, RawCall, json_error, snippet};
+
+const OPEN: &str = "<tool_call";
+const CLOSE: &str = "</tool_call";
+
+/// The `<tool_call>` elements of `text`. Every opening or closing tag must belong to one.
+pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
+    let mut found = Found::default();
+    let mut pos = 0;
+    loop {
+        let open = tag(text, pos, OPEN, &[">", "/"]);
+        let close = tag(text, pos, CLOSE, &[">"]);
+        match (open, close) {
+            (None, None) => break,
+            (Some(open), close) if close.is_none_or(|close| open < close) => {
+                let (end, call) = element(text, open, found.calls.len() + 1)?;
+                found.spans.push(open..end);
+                found.calls.push(call);
+                pos = end;
+            }
+            _ => {
+                return Err(TextCallError::Malformed(
+                    "the reply has a closing </tool_call> tag without an opening \
+                     <tool_call name=\"...\"> tag before it"
+                        .to_owned(),
+                ));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The next `name` tag at or after `from`: `name` followed by whitespace or one of `ends`
+/// (so `<tool_call` does not match `<tool_calls>`).
+fn tag(text: &str, from: usize, name: &str, ends: &[&str]) -> Option<usize> {
+    let mut from = from;
+    while let Some(offset) = text[from..].find(name) {
+        let start = from + offset;
+        let rest = &text[start + name.len()..];
+        if rest.starts_with(char::is_whitespace) || ends.iter().any(|e| rest.starts_with(e)) {
+            return Some(start);
+        }
+        from = start + 1;
+    }
+    None
+}
+
+/// `<tool_calls>` wrappers as (whole wrapper, content) byte ranges.
+pub(super) fn wrappers(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut wrappers = Vec::new();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find("<tool_calls>") {
+        let start = from + offset;
+        let inner = start + "<tool_calls>".len();
+        let Some(close) = text[inner..].find("</tool_calls>") else {
+            break;
+        };
+        let end = inner + close + "</tool_calls>".len();
+        wrappers.push((start..end, inner..inner + close));
+        from = end;
+    }
+    wrappers
+}
+
+struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+
+    fn skip_ws(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.len() - rest.trim_start().len();
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        let found = self.rest().starts_with(s);
+        if found {
+            self.pos += s.len();
+        }
+        found
+    }
+
+    /// `</name>`, with optional whitespace before `>`.
+    fn eat_close(&mut self, name: &str) -> bool {
+        let start = self.pos;
+        if self.eat("</") && self.eat(name) {
+            self.skip_ws();
+            if self.eat(">") {
+                return true;
+            }
+        }
+        self.pos = start;
+        false
+    }
+
+    /// What comes next, for messages.
+    fn ahead(&self) -> String {
+        let ahead: String = self.rest().chars().take(20).collect();
+        if ahead.is_empty() {
+            "the end of the reply".to_owned()
+        } else {
+            format!("`{}`", ahead.replace(['\n', '\r'], " "))
+        }
+    }
+}
+
+/// One element starting at `start` (at its `<tool_call`): where it ends and its call.
+fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), TextCallError> {
+    let bad = |what: String| {
+        TextCallError::Malformed(format!(
+            "tool call #{call} is not a well-formed <tool_call> element: {what}"
+        ))
+    };
+    let mut c = Cursor {
+        text,
+        pos: start + OPEN.len(),
+    };
+    let mut raw = RawCall::default();
+    loop {
+        c.skip_ws();
+        if c.eat("/>") {
+            return Ok((c.pos, raw));
+        }
+        if c.eat(">") {
+            break;
+        }
+        let rest = c.rest();
+        let len = rest
+            .find(|ch: char| !(ch.is_alphanumeric() || matches!(ch, '_' | '-' | ':')))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            return Err(bad(format!(
+                "expected an attribute or `>` in the tag, found {}",
+                c.ahead()
+            )));
+        }
+        let attribute = &rest[..len];
+        c.pos += len;
+        c.skip_ws();
+        if !c.eat("=") {
+            return Err(bad(format!(
+                "attribute `{attribute}` has no value; write {attribute}=\"...\""
+            )));
+        }
+        c.skip_ws();
+        let quote = match c.rest().chars().next() {
+            Some(q @ ('"' | '\'')) => q,
+            _ => {
+                return Err(bad(format!(
+                    "the value of attribute `{attribute}` must be in double quotes"
+                )));
+            }
+        };
+        c.pos += 1;
+        let Some(len) = c.rest().find(quote) else {
+            return Err(bad(format!(
+                "the value of attribute `{attribute}` has no closing quote"
+            )));
+        };
+        let value = unescape(&c.rest()[..len]);
+        c.pos += len + 1;
+        match attribute {
+            "name" => raw.name = Some(value),
+            "id" => raw.id = Some(value),
+            _ => {}
+        }
+    }
+
+    c.skip_ws();
+    if c.eat("<parameters") {
+        c.skip_ws();
+        if !c.eat("/>") {
+            if !c.eat(">") {
+                return Err(bad(format!(
+                    "expected `>` to end the <parameters> tag, found {}",
+                    c.ahead()
+                )));
+            }
+            c.skip_ws();
+            if !c.rest().starts_with("</") {
+                raw.parameters = Some(parameters(&mut c, call)?);
+                c.skip_ws();
+            }
+            if !c.eat_close("parameters") {
+                return Err(bad(format!(
+                    "expected </parameters> after the JSON object of parameters, found {}",
+                    c.ahead()
+                )));
+            }
+        }
+        c.skip_ws();
+    } else if c.rest().starts_with('{') {
+        // Parameters without their <parameters> tag are unambiguous enough to accept.
+        raw.parameters = Some(parameters(&mut c, call)?);
+        c.skip_ws();
+    }
+    if !c.eat_close("tool_call") {
+        return Err(bad(format!(
+            "expected <parameters>{{...}}</parameters> and then </tool_call>, found {}",
+            c.ahead()
+        )));
+    }
+    Ok((c.pos, raw))
+}
+
+/// The JSON value at the cursor.
+fn parameters(c: &mut Cursor<'_>, call: usize) -> Result<Value, TextCallError> {
+    let rest = c.rest();
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(value)) => {
+            c.pos += values.byte_offset();
+            Ok(value)
+        }
+        Some(Err(error)) => Err(TextCallError::Malformed(format!(
+            "the <parameters> of tool call #{call} are not valid JSON: {}",
+            json_error(rest, &error)
+        ))),
+        None => Err(TextCallError::Malformed(format!(
+            "the <parameters> of tool call #{call} are empty, near `{}`",
+            snippet(&c.text[..c.pos])
+        ))),
+    }
+}
+
+/// The five predefined XML entities; anything else is kept as written.
+fn unescape(value: &str) -> String {
+    if !value.contains('&') {
+        return value.to_owned();
+    }
+    value
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
