@@ -235,7 +235,10 @@ async fn anthropic_rate_limit_is_retried() {
 fn invalid_settings_are_refused_at_build() {
     let no_model = OpenAiChat::builder().build();
     assert!(matches!(no_model, Err(ModelError::Config(ref m)) if m.contains("model")));
-    assert!(!no_model.unwrap_err().is_transient(), "a configuration mistake is not retried");
+    assert!(
+        !no_model.unwrap_err().is_transient(),
+        "a configuration mistake is not retried"
+    );
     let bad_url = OpenAiChat::builder()
         .base_url("not a url")
         .model("m")
