@@ -108,13 +108,6 @@ impl ToolContext {
         self
     }
 
-    /// Use every value of `other`'s call layer as this context's layer `layer`. The agent uses
-    /// this to place its own values between the call's and the toolkit's.
-    pub fn with_layer_from(mut self, layer: ContextLayer, other: &ToolContext) -> Self {
-        self.layers[layer as usize] = other.layers[ContextLayer::Call as usize].clone();
-        self
-    }
-
     /// The value of type `T`, looking in the call, agent and toolkit layers in that order.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let id = TypeId::of::<T>();
