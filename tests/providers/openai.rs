@@ -471,3 +471,51 @@ async fn a_stream_cut_before_the_end_is_a_transport_error() {
         "{error:?}"
     );
 }
+
+#[tokio::test]
+async fn strict_mode_nulls_for_omitted_nested_fields_are_removed() {
+    // Strict mode makes `limit` (optional, with a serde default) required-and-nullable on the
+    // wire; a model that leaves it out sends `null`, which a `u32` with a default refuses.
+    let search = agent_toolkit::ToolDefinition::new(
+        "search",
+        "Search",
+        json!({
+            "type": "object",
+            "properties": {"filter": {
+                "type": "object",
+                "properties": {"tag": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["tag"]
+            }},
+            "required": ["filter"]
+        }),
+    );
+    let call = json!({"id": "c1", "type": "function", "function": {
+        "name": "search", "arguments": r#"{"filter": {"tag": "rust", "limit": null}}"#}});
+    for strict in [true, false] {
+        let server = Server::start([Reply::json(completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+            "tool_calls",
+        ))])
+        .await;
+        let model = OpenAiChat::builder()
+            .base_url(&server.url)
+            .model("gpt-test")
+            .strict(strict)
+            .build()
+            .expect("build");
+        let request = ChatRequest {
+            tools: vec![search.clone()],
+            ..user("find rust")
+        };
+        let response = model.chat(request).await.expect("chat");
+        let arguments = &response.message.tool_calls[0].arguments;
+        if strict {
+            assert_eq!(arguments, r#"{"filter":{"tag":"rust"}}"#);
+        } else {
+            assert!(
+                arguments.contains("null"),
+                "non-strict arguments are left as sent"
+            );
+        }
+    }
+}

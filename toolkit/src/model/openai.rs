@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use reqwest::header::AUTHORIZATION;
@@ -21,6 +22,7 @@ use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
 };
+use crate::definition::ToolDefinition;
 use crate::schema::{Dialect, NameMap};
 use crate::tool::ToolCall;
 
@@ -234,7 +236,9 @@ impl ChatModel for OpenAiChat {
         Box::pin(async move {
             let (body, names) = self.body(&request, false)?;
             let bytes = self.endpoint.post(body).await?;
-            parse_response(&bytes, &names)
+            let mut response = parse_response(&bytes, &names)?;
+            self.normalize(&request, &mut response);
+            Ok(response)
         })
     }
 
@@ -243,7 +247,17 @@ impl ChatModel for OpenAiChat {
             Ok(prepared) => prepared,
             Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
         };
+        let tools = request.tools.clone();
+        let dialect = self.dialect;
         http::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
+            .map(move |event| match event {
+                Ok(ChatEvent::Done(mut response)) => {
+                    normalize_calls(dialect, &tools, &mut response);
+                    Ok(ChatEvent::Done(response))
+                }
+                other => other,
+            })
+            .boxed()
     }
 
     fn dialect(&self) -> Dialect {
@@ -252,6 +266,31 @@ impl ChatModel for OpenAiChat {
 
     fn name(&self) -> &str {
         &self.model
+    }
+}
+
+impl OpenAiChat {
+    fn normalize(&self, request: &ChatRequest, response: &mut ChatResponse) {
+        normalize_calls(self.dialect, &request.tools, response);
+    }
+}
+
+/// Undo what the dialect did to the arguments: strict mode makes optional parameters
+/// required-and-nullable, so a `null` there means "not given", at every nesting level — which
+/// a nested field with a serde default would otherwise refuse. Arguments that are not JSON are
+/// left for the toolkit to report.
+fn normalize_calls(dialect: Dialect, tools: &[ToolDefinition], response: &mut ChatResponse) {
+    if dialect != Dialect::OpenAiStrict {
+        return;
+    }
+    for call in &mut response.message.tool_calls {
+        let Some(def) = tools.iter().find(|t| t.name() == call.name) else {
+            continue;
+        };
+        if let Ok(mut arguments) = serde_json::from_str::<Value>(&call.arguments) {
+            dialect.normalize_arguments(def.parameters(), &mut arguments);
+            call.arguments = arguments.to_string();
+        }
     }
 }
 
