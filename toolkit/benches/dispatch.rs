@@ -13,38 +13,13 @@ use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+mod common;
+
 use agent_toolkit::prelude::*;
+use common::{ARGS, Add3, Add3Args, add3_direct};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    label: String,
-    total: i64,
-}
-
-fn add3_direct(a: i64, b: i64, label: String) -> Sum {
-    Sum {
-        label,
-        total: a + b,
-    }
-}
-
-/// Add two numbers and label the sum.
-#[tool]
-async fn add3(a: i64, b: i64, label: String) -> Json<Sum> {
-    Json(add3_direct(a, b, label))
-}
-
-#[derive(Deserialize)]
-struct Add3Args {
-    a: i64,
-    b: i64,
-    label: String,
-}
-
-const ARGS: &str = r#"{"a": 40, "b": 2, "label": "answer"}"#;
 
 fn dispatch(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -14,29 +14,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+mod common;
+
 use agent_toolkit::prelude::*;
+use common::{ARGS, Add3, Add3Args, add3_direct};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    label: String,
-    total: i64,
-}
-
-fn add3_direct(a: i64, b: i64, label: String) -> Sum {
-    Sum {
-        label,
-        total: a + b,
-    }
-}
-
-/// Add two numbers and label the sum.
-#[tool]
-async fn add3(a: i64, b: i64, label: String) -> Json<Sum> {
-    Json(add3_direct(a, b, label))
-}
 
 /// Sleep for 20 ms.
 #[tool]
@@ -50,15 +32,6 @@ async fn nap() -> &'static str {
 async fn echo(n: u64) -> u64 {
     n
 }
-
-#[derive(Deserialize)]
-struct Add3Args {
-    a: i64,
-    b: i64,
-    label: String,
-}
-
-const ARGS: &str = r#"{"a": 40, "b": 2, "label": "answer"}"#;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
