@@ -11,7 +11,6 @@ mod layers;
 mod retries;
 mod timeouts;
 mod tools;
-mod tracing_spans;
 
 use agent_toolkit::prelude::*;
 

@@ -86,6 +86,7 @@ async fn every_call_gets_an_execute_tool_span_with_genai_fields() {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
 
     let probe = Arc::new(Probe::default());
     probe.failures_left.store(1, Ordering::SeqCst);
