@@ -1,6 +1,9 @@
 #![doc = include_str!("../../README.md")]
 #![deny(missing_docs)]
 
+#[cfg(feature = "a2a")]
+#[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
+pub mod a2a;
 pub mod agent;
 pub mod args;
 pub mod background;
@@ -8,6 +11,9 @@ pub mod context;
 pub mod definition;
 pub mod error;
 pub mod exec;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 pub mod model;
 pub mod schema;
 pub mod tool;

@@ -1,0 +1,142 @@
+//! Shared harness for interop tests against the official Python SDKs (real peers on loopback).
+//!
+//! Include it from a test binary with `#[path = "../peers/mod.rs"] mod peers;`.
+//! The virtual environments are made by `tests/peers/setup.sh` (run by `.ci/run`); when one is
+//! missing, [`python`] runs the script itself, so `cargo test` alone is enough.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// One of the Python environments made by `setup.sh`.
+#[derive(Clone, Copy, Debug)]
+pub enum Env {
+    /// `a2a-sdk` 1.x (A2A 1.0 plus its 0.3 compatibility layer).
+    A2a1,
+    /// `a2a-sdk==0.3.26` (pure 0.3 wire).
+    A2a03,
+    /// `mcp` 2.x.
+    Mcp,
+}
+
+impl Env {
+    fn dir(self) -> &'static str {
+        match self {
+            Env::A2a1 => "a2a1",
+            Env::A2a03 => "a2a03",
+            Env::Mcp => "mcp",
+        }
+    }
+}
+
+/// The workspace root (where `target/` and `tests/` are).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// The interpreter of `env`, installing the environments first if needed.
+pub fn python(env: Env) -> PathBuf {
+    static SETUP: OnceLock<()> = OnceLock::new();
+    let root = workspace_root();
+    let py = root.join("target/py").join(env.dir()).join("bin/python");
+    let ready = root.join("target/py").join(env.dir()).join(".ready");
+    if !ready.exists() {
+        SETUP.get_or_init(|| {
+            let status = std::process::Command::new("bash")
+                .arg(root.join("tests/peers/setup.sh"))
+                .status()
+                .expect("run tests/peers/setup.sh");
+            assert!(status.success(), "tests/peers/setup.sh failed");
+        });
+    }
+    assert!(py.exists(), "missing {}: run tests/peers/setup.sh", py.display());
+    py
+}
+
+/// A Python peer process; killed when dropped.
+pub struct Peer {
+    /// The child process (stdin/stdout piped unless the spawner said otherwise).
+    pub child: Child,
+    /// The first line the script printed that starts with `READY` (e.g. `READY 41241`), without
+    /// the prefix and trimmed.
+    pub ready: String,
+}
+
+/// Starts `tests/peers/<script>` under `env`'s interpreter and waits (up to 60 s) for it to print
+/// a line starting with `READY` on stdout. Stderr is inherited so failures show in test output.
+/// Lines before `READY` are echoed to stderr.
+pub async fn spawn_ready(env: Env, script: &str, args: &[&str]) -> Peer {
+    let py = python(env);
+    let mut child = Command::new(py)
+        .arg(workspace_root().join("tests/peers").join(script))
+        .args(args)
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {script}: {e}"));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.expect("read peer stdout") {
+            if let Some(rest) = line.strip_prefix("READY") {
+                return rest.trim().to_string();
+            }
+            eprintln!("[{script}] {line}");
+        }
+        panic!("{script} exited before printing READY");
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{script} did not print READY within 60 s"));
+    // Keep draining stdout so the peer never blocks on a full pipe.
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("[peer] {line}");
+        }
+    });
+    Peer { child, ready }
+}
+
+/// Runs `tests/peers/<script>` to completion under `env` and returns (exit success, stdout,
+/// stderr). Fails the test if it runs longer than `timeout`.
+pub async fn run_script(
+    env: Env,
+    script: &str,
+    args: &[&str],
+    timeout: Duration,
+) -> (bool, String, String) {
+    let py = python(env);
+    let out = tokio::time::timeout(
+        timeout,
+        Command::new(py)
+            .arg(workspace_root().join("tests/peers").join(script))
+            .args(args)
+            .env("PYTHONUNBUFFERED", "1")
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{script} ran longer than {timeout:?}"))
+    .unwrap_or_else(|e| panic!("run {script}: {e}"));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A free loopback port (bound then released; fine for tests).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind 127.0.0.1:0")
+        .local_addr()
+        .expect("local addr")
+        .port()
+}

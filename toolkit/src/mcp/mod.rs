@@ -1,0 +1,1 @@
+//! MCP (Model Context Protocol) interop through `rmcp`: serve a toolkit, import MCP tools.
