@@ -1,1 +1,16 @@
-//! A2A (Agent2Agent) interop: tool definitions over A2A and remote tools between agents.
+//! A2A (Agent2Agent) interop: client-side tools over A2A and remote tools between agents.
+//!
+//! Built on the official A2A Rust crates (`a2a-lf`, `a2a-client-lf`, `a2a-server-lf`), which
+//! speak A2A 1.0; peers still on 0.3 are served and called through a small conversion layer.
+//!
+//! - [`parts`]: the data parts that carry tool definitions, tool calls and tool results.
+
+pub mod parts;
+
+pub use parts::{
+    InvalidToolsPart, ToolResultEntry, extract_tool_calls, extract_tool_results, extract_tools,
+    integral_floats_to_ints, to_data_part, tool_calls_part, tool_results_part,
+};
+
+/// The official A2A 1.0 wire types (`a2a-lf`), re-exported so users need no version of their own.
+pub use a2a as types;
