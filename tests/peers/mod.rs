@@ -34,9 +34,14 @@ impl Env {
     }
 }
 
-/// The workspace root (where `target/` and `tests/` are).
+/// The workspace root (where `target/` and `tests/` are), also from a member crate's tests.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|dir| dir.join("tests/peers/setup.sh").exists())
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// The interpreter of `env`, installing the environments first if needed.
@@ -54,7 +59,11 @@ pub fn python(env: Env) -> PathBuf {
             assert!(status.success(), "tests/peers/setup.sh failed");
         });
     }
-    assert!(py.exists(), "missing {}: run tests/peers/setup.sh", py.display());
+    assert!(
+        py.exists(),
+        "missing {}: run tests/peers/setup.sh",
+        py.display()
+    );
     py
 }
 

@@ -63,7 +63,9 @@ pub mod toolkit;
 #[doc(inline)]
 pub use agent_toolkit_macros::tool;
 
-pub use agent::{AgentError, AgentEvent, ApprovalResponder, ReActAgent, ReActAgentBuilder};
+pub use agent::{
+    AgentError, AgentEvent, ApprovalResponder, ReActAgent, ReActAgentBuilder, RunOutcome,
+};
 /// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
 ///
 /// The methods must take `&self`: the value is shared behind an `Arc` by all calls. Register
@@ -117,7 +119,10 @@ pub use tool::{
     AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,
     ToolOptions, ToolOutput, ToolResult, ToolSpec,
 };
-pub use toolkit::{GroupInfo, IntoTools, ToolSet, ToolSnapshot, Toolkit, ToolkitBuilder};
+pub use toolkit::{
+    DynamicTools, GroupInfo, IntoTools, ToolChanges, ToolSet, ToolSnapshot, Toolkit,
+    ToolkitBuilder, WeakDynamicTools,
+};
 
 /// Re-exported so users need not depend on schemars/serde versions of their own to derive
 /// parameter types (`#[derive(JsonSchema)]` still needs `schemars` in scope).

@@ -4,8 +4,15 @@
 //! speak A2A 1.0; peers still on 0.3 are served and called through a small conversion layer.
 //!
 //! - [`parts`]: the data parts that carry tool definitions, tool calls and tool results.
+//! - [`compat`]: A2A 0.3 JSON to and from the 1.0 types.
+//! - [`server`]: a toolkit served to other agents, and an agent serving clients that bring their
+//!   own tools.
+//! - [`client`]: remote tools from other agents' cards, and the client loop of client-side tools.
 
+pub mod client;
+pub mod compat;
 pub mod parts;
+pub mod server;
 
 pub use parts::{
     InvalidToolsPart, ToolResultEntry, extract_tool_calls, extract_tool_results, extract_tools,

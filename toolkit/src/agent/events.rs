@@ -86,4 +86,8 @@ pub enum AgentError {
         /// The last argument error.
         last_error: String,
     },
+    /// External tools were misused: a name clash with a local tool, a resume with no run
+    /// waiting, or a result that answers no pending call.
+    #[error("external tools: {0}")]
+    External(String),
 }

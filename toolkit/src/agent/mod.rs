@@ -5,12 +5,18 @@
 //! tools shown to the model are exactly the tools it may call that turn, whatever is toggled
 //! meanwhile. Calls run through the toolkit's engine (timeouts, retries, approval, tracing).
 //! Conversation memory survives across [`run`](ReActAgent::run)s.
+//!
+//! Tools that run elsewhere (a client's own tools, sent over A2A) can be offered for a run with
+//! [`run_with_external_tools`](ReActAgent::run_with_external_tools): the run stops at their
+//! calls and continues with [`resume_with_results`](ReActAgent::resume_with_results).
 
 mod events;
+mod external;
 mod groups;
 mod run;
 
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
+pub use external::RunOutcome;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -36,6 +42,8 @@ pub struct ReActAgent {
     memory: Vec<Message>,
     /// Background calls this agent started and has not reported yet.
     pending_background: Vec<(Arc<str>, String)>,
+    /// A run stopped at calls of external tools, waiting for their results.
+    suspended: Option<external::Suspended>,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -72,9 +80,10 @@ impl ReActAgent {
         &self.memory
     }
 
-    /// Forget the conversation.
+    /// Forget the conversation (and any run waiting for external results).
     pub fn clear_memory(&mut self) {
         self.memory.clear();
+        self.suspended = None;
     }
 
     /// This agent's view of its toolkit (its own group state).
@@ -224,6 +233,7 @@ impl ReActAgentBuilder {
             managed_groups: managed,
             memory: Vec::new(),
             pending_background: Vec::new(),
+            suspended: None,
         })
     }
 }

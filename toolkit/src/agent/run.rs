@@ -1,7 +1,6 @@
 //! The loop: ask the model, run the calls it asks for, feed the results back, until it
 //! answers.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -12,15 +11,17 @@ use tokio::sync::mpsc;
 
 use super::ReActAgent;
 use super::events::{AgentError, AgentEvent, ApprovalResponder};
+use super::external::{RunOutcome, Suspended, Turns};
 use super::groups::META_TOOL;
 use crate::background::JobStatus;
 use crate::context::ToolContext;
+use crate::definition::ToolDefinition;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
 use crate::tool::{ToolCall, ToolResult};
 
-type Events = Option<mpsc::Sender<AgentEvent>>;
+pub(super) type Events = Option<mpsc::Sender<AgentEvent>>;
 
 async fn emit(events: &Events, event: AgentEvent) {
     if let Some(tx) = events {
@@ -53,12 +54,30 @@ impl ReActAgent {
     }
 
     async fn run_inner(&mut self, input: String, events: Events) -> Result<String, AgentError> {
-        let run_start = self.memory.len();
-        self.memory.push(Message::user(input));
-        let mut failures: HashMap<String, u32> = HashMap::new();
+        self.abandon_external_calls();
+        let turns = Turns::start(self, input);
+        match self.turns(turns, &[], events).await? {
+            RunOutcome::Final(answer) => Ok(answer),
+            // With no external tools offered, every call is answered here (run or refused), so
+            // the loop never stops to wait for a client.
+            RunOutcome::ToolCalls(_) => unreachable!("no external tools were offered"),
+        }
+    }
+
+    /// The turns of one run, from `turns.next` up to the iteration limit. Calls of `external`
+    /// tools are not run: when the model makes any, the loop stops after running the local
+    /// calls of that turn and returns the external ones, remembering where it was.
+    pub(super) async fn turns(
+        &mut self,
+        mut turns: Turns,
+        external: &[ToolDefinition],
+        events: Events,
+    ) -> Result<RunOutcome, AgentError> {
         let ctx = self.call_context(&events);
 
-        for iteration in 1..=self.max_iterations {
+        while turns.next <= self.max_iterations {
+            let iteration = turns.next;
+            turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
 
@@ -66,6 +85,7 @@ impl ReActAgent {
             let snapshot = self.toolkit.snapshot();
             let mut tools: Vec<_> = snapshot.iter().cloned().collect();
             tools.extend(self.meta_tool());
+            tools.extend(external.iter().cloned());
             let request = ChatRequest {
                 messages: self.prompt(),
                 tools,
@@ -86,9 +106,12 @@ impl ReActAgent {
                     .map(|m| m.content.clone())
                     .unwrap_or_default();
                 emit(&events, AgentEvent::Final(answer.clone())).await;
-                return Ok(answer);
+                return Ok(RunOutcome::Final(answer));
             }
 
+            let (remote, calls): (Vec<ToolCall>, Vec<ToolCall>) = calls
+                .into_iter()
+                .partition(|c| external.iter().any(|d| d.name() == c.name));
             for call in &calls {
                 emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
             }
@@ -109,7 +132,7 @@ impl ReActAgent {
                 }
                 match result.error() {
                     Some(e) if e.kind() == ToolErrorKind::InvalidArguments => {
-                        let count = failures.entry(result.name.clone()).or_default();
+                        let count = turns.failures.entry(result.name.clone()).or_default();
                         *count += 1;
                         if *count >= self.argument_budget {
                             let error = AgentError::ArgumentBudget {
@@ -121,18 +144,26 @@ impl ReActAgent {
                         }
                     }
                     _ => {
-                        failures.remove(&result.name);
+                        turns.failures.remove(&result.name);
                     }
                 }
+            }
+            if !remote.is_empty() {
+                self.suspended = Some(Suspended {
+                    turns,
+                    pending: remote.clone(),
+                    external: external.to_vec(),
+                });
+                return Ok(RunOutcome::ToolCalls(remote));
             }
             if let Some(answer) = direct {
                 self.memory
                     .push(Message::assistant(answer.clone(), Vec::new()));
                 emit(&events, AgentEvent::Final(answer.clone())).await;
-                return Ok(answer);
+                return Ok(RunOutcome::Final(answer));
             }
         }
-        let transcript = self.memory[run_start..].to_vec();
+        let transcript = self.memory[turns.run_start..].to_vec();
         self.fail(
             AgentError::MaxIterations {
                 iterations: self.max_iterations,
@@ -143,7 +174,7 @@ impl ReActAgent {
         .await
     }
 
-    async fn fail(&self, error: AgentError, events: &Events) -> Result<String, AgentError> {
+    async fn fail<T>(&self, error: AgentError, events: &Events) -> Result<T, AgentError> {
         emit(events, AgentEvent::Failed(error.clone())).await;
         Err(error)
     }

@@ -1,1 +1,56 @@
-//! MCP (Model Context Protocol) interop through `rmcp`: serve a toolkit, import MCP tools.
+//! MCP (Model Context Protocol) interop through `rmcp`, the official Rust MCP SDK: serve a
+//! toolkit to MCP clients, and import the tools of MCP servers into a toolkit.
+//!
+//! The protocol (framing, the `initialize` handshake, sessions, SSE) is rmcp's; this module maps
+//! it onto the toolkit. It speaks the 2025-11-25 handshake era (and the older revisions rmcp
+//! knows): a `server/discover` probe from a newer, dual-era client is answered with `-32601`,
+//! so the client falls back to `initialize` at once.
+//!
+//! **Serve** ([`McpServer`]): [`Toolkit::serve_mcp_stdio`] for stdio, and
+//! [`Toolkit::mcp_http_service`] for streamable HTTP (an axum-mountable service, one
+//! [`view`](Toolkit::view) of the toolkit per session).
+//!
+//! - `tools/list` lists the tools active in the session, in registration order, in the MCP
+//!   dialect, with `outputSchema` for `Json<T>` returns and the `read_only` / `idempotent` /
+//!   `destructive` hints as annotations.
+//! - `tools/call` runs through [`Toolkit::call`] — the whole execution stack — and at most
+//!   [`Toolkit::max_concurrency`] calls run at once across all requests. A tool's failure
+//!   (bad arguments included) is an `isError: true` result carrying the model-visible message;
+//!   an unknown or switched-off tool is a `-32602` protocol error. JSON objects a tool returns
+//!   are also sent as `structuredContent`, which every tool declaring an output schema gets.
+//! - [`ToolEmitter`](crate::ToolEmitter) progress becomes `notifications/progress` when the
+//!   request carried a progress token; `notifications/cancelled` cancels the call.
+//! - A change of the session's active tools (a group switched toolkit-wide or in the session,
+//!   a [`DynamicTools`](crate::DynamicTools) set replaced) sends
+//!   `notifications/tools/list_changed`.
+//! - Tools reach their session through [`McpSession`] in the call context.
+//!
+//! **Import** ([`McpImport`], built on [`McpClient`]): connect to a server — a child process
+//! over stdio or a streamable-HTTP URL ([`McpTarget`]) — and keep its tools in a
+//! [`DynamicTools`](crate::DynamicTools) set, named `<prefix>__<tool>` so the names are valid
+//! for every model provider. Register the set in a group of a toolkit; calls go through the
+//! toolkit's stack, progress comes back to the tool's emitter, a cancelled call is cancelled on
+//! the server, the set follows the server's `list_changed` notifications, and a lost
+//! connection is re-established (a dead child process restarted) on the next call.
+//! [`McpClient`] alone lists and calls tools without any toolkit.
+
+mod client;
+mod convert;
+mod error;
+mod http;
+mod import;
+mod server;
+mod stdio;
+
+pub use client::{McpClient, McpClientOptions, McpProgress, McpTarget};
+pub use error::McpError;
+pub use http::McpHttpService;
+pub use import::McpImport;
+pub use server::{McpServer, McpSession};
+
+// `rmcp` is deliberately not re-exported: a public path to it (and through it, to serde)
+// makes rustc name `serde::Deserialize` as `agent_toolkit::mcp::rmcp::serde::Deserialize` in
+// the macros' compile errors. Users who need its types depend on `rmcp` themselves.
+
+#[cfg(doc)]
+use crate::Toolkit;

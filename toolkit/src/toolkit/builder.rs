@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tower::{Layer, Service};
 
+use super::dynamic::{DynamicRegistration, DynamicTools};
 use super::{Entry, GroupInfo, GroupMasks, Inner, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, ParamPlan, PlannedParam, UnknownArgs};
 use crate::background::{BackgroundJobs, ResultCallback};
@@ -63,7 +64,7 @@ struct GroupDecl {
 }
 
 /// A value bound with `.preset` or `.default_arg`, serialized when it was given.
-struct Binding {
+pub(super) struct Binding {
     param: String,
     value: Result<Box<RawValue>, String>,
     hides: bool,
@@ -100,6 +101,8 @@ impl Registration {
 pub struct ToolkitBuilder {
     groups: Vec<GroupDecl>,
     registrations: Vec<Registration>,
+    /// Dynamic tool sets and the group each was registered in.
+    dynamic: Vec<(String, DynamicTools)>,
     context: ToolkitLayer,
     policy: ArgPolicy,
     errors: Vec<ConfigError>,
@@ -108,15 +111,22 @@ pub struct ToolkitBuilder {
 
 /// Toolkit-wide execution settings, before per-tool overrides.
 struct ExecDefaults {
-    timeout: Option<Duration>,
-    total_timeout: Option<Duration>,
-    retry: RetryPolicy,
+    base: ExecBase,
     max_concurrency: usize,
-    max_output_bytes: usize,
     layers: Vec<LayerFn>,
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
+}
+
+/// The toolkit-wide settings every tool's [`ExecSettings`] starts from; kept by the toolkit for
+/// the tools of dynamic sets, whose settings are made when they are called.
+#[derive(Clone, Debug)]
+pub(super) struct ExecBase {
+    timeout: Option<Duration>,
+    total_timeout: Option<Duration>,
+    retry: RetryPolicy,
+    max_output_bytes: usize,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -138,15 +148,18 @@ impl ToolkitBuilder {
         ToolkitBuilder {
             groups: Vec::new(),
             registrations: Vec::new(),
+            dynamic: Vec::new(),
             context: ToolkitLayer::default(),
             policy: ArgPolicy::default(),
             errors: Vec::new(),
             exec: ExecDefaults {
-                timeout: None,
-                total_timeout: None,
-                retry: RetryPolicy::none(),
+                base: ExecBase {
+                    timeout: None,
+                    total_timeout: None,
+                    retry: RetryPolicy::none(),
+                    max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+                },
                 max_concurrency: DEFAULT_MAX_CONCURRENCY,
-                max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
                 layers: Vec::new(),
                 approval: None,
                 background_capacity: DEFAULT_BACKGROUND_CAPACITY,
@@ -225,6 +238,20 @@ impl ToolkitBuilder {
         self
     }
 
+    /// Register a set of tools that may change after the toolkit is built (for example tools
+    /// imported from an MCP server), as members of `group`, which must be declared.
+    ///
+    /// Every tool the set holds at any moment belongs to `group` only (groups its spec names
+    /// are ignored) and gets the toolkit's execution settings plus its own options. A tool whose
+    /// name is also the name of a registered tool, or of a tool of a set registered earlier,
+    /// is hidden behind that one. Dynamic tools are not in the toolkit's name maps: give them
+    /// names every dialect you use accepts as they are (e.g. `^[A-Za-z_][A-Za-z0-9_-]{0,62}$`).
+    /// See [`DynamicTools`].
+    pub fn dynamic(mut self, group: impl Into<String>, tools: &DynamicTools) -> Self {
+        self.dynamic.push((group.into(), tools.clone()));
+        self
+    }
+
     /// Add the tools of the last registration to `group` (besides the groups they declare).
     pub fn in_group(mut self, group: impl Into<String>) -> Self {
         match self.registrations.last_mut() {
@@ -261,20 +288,20 @@ impl ToolkitBuilder {
     /// Default deadline of one attempt of any tool (a tool's own `timeout` wins). None by
     /// default.
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.exec.timeout = Some(timeout);
+        self.exec.base.timeout = Some(timeout);
         self
     }
 
     /// Deadline of a whole call, retries and backoff included. None by default.
     pub fn total_timeout(mut self, timeout: Duration) -> Self {
-        self.exec.total_timeout = Some(timeout);
+        self.exec.base.total_timeout = Some(timeout);
         self
     }
 
     /// Retry policy of every tool (a tool's own `retries` overrides the count). No retries by
     /// default.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.exec.retry = policy;
+        self.exec.base.retry = policy;
         self
     }
 
@@ -286,7 +313,7 @@ impl ToolkitBuilder {
 
     /// Longest output handed to the model (default 1 MiB); longer output is cut and marked.
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
-        self.exec.max_output_bytes = bytes;
+        self.exec.base.max_output_bytes = bytes;
         self
     }
 
@@ -372,6 +399,7 @@ impl ToolkitBuilder {
         let ToolkitBuilder {
             groups,
             registrations,
+            dynamic,
             context,
             policy,
             mut errors,
@@ -413,23 +441,14 @@ impl ToolkitBuilder {
                 if by_name.insert(name.clone(), entries.len()).is_some() {
                     errors.push(ConfigError::DuplicateTool(name.clone()));
                 }
-                let mut definition = ToolDefinition::new(
-                    name.clone(),
-                    spec.description.to_string(),
-                    canonical::input_schema(&spec, &plan.params),
-                )
-                .with_annotations(ToolAnnotations {
-                    title: None,
-                    read_only: spec.options.read_only,
-                    idempotent: spec.options.idempotent,
-                    destructive: spec.options.destructive,
-                });
-                if let Some(out) = &spec.output_schema {
-                    definition = definition.with_output_schema(out.clone());
-                }
-                definitions.push(definition);
+                definitions.push(definition_of(&name, &spec, &plan));
                 tool_group_ids.push(tool_groups);
-                let settings = Arc::new(settings_for(&spec.options, reg, &defaults));
+                let settings = Arc::new(settings_for(
+                    &spec.options,
+                    reg.timeout,
+                    reg.retries,
+                    &defaults.base,
+                ));
                 entries.push(Entry {
                     tool: tool.clone(),
                     plan: Arc::new(plan),
@@ -437,6 +456,16 @@ impl ToolkitBuilder {
                     settings,
                     rendered: Default::default(),
                 });
+            }
+        }
+        let mut dynamic_sets = Vec::new();
+        for (group, tools) in dynamic {
+            match group_ids.get(group.as_str()) {
+                Some(&id) => dynamic_sets.push(DynamicRegistration { group: id, tools }),
+                None => errors.push(ConfigError::UnknownGroup {
+                    tool: "(dynamic tool set)".into(),
+                    group,
+                }),
             }
         }
         if !errors.is_empty() {
@@ -465,6 +494,8 @@ impl ToolkitBuilder {
             policy,
             default_scope: Arc::new(Scope::root(default_active)),
             stack: exec::build_stack(defaults.approval.clone(), &defaults.layers),
+            dynamic: dynamic_sets,
+            exec_base: defaults.base,
             max_concurrency: defaults.max_concurrency,
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
@@ -479,14 +510,35 @@ impl ToolkitBuilder {
     }
 }
 
-/// A tool's execution settings: its own options over the registration's over the toolkit's.
-fn settings_for(
+/// The model-facing definition of one registered tool.
+pub(super) fn definition_of(name: &str, spec: &ToolSpec, plan: &ParamPlan) -> ToolDefinition {
+    let definition = ToolDefinition::new(
+        name,
+        spec.description.to_string(),
+        canonical::input_schema(spec, &plan.params),
+    )
+    .with_annotations(ToolAnnotations {
+        title: None,
+        read_only: spec.options.read_only,
+        idempotent: spec.options.idempotent,
+        destructive: spec.options.destructive,
+    });
+    match &spec.output_schema {
+        Some(out) => definition.with_output_schema(out.clone()),
+        None => definition,
+    }
+}
+
+/// A tool's execution settings: the registration's overrides over its own options over the
+/// toolkit's defaults.
+pub(super) fn settings_for(
     options: &ToolOptions,
-    reg: &Registration,
-    defaults: &ExecDefaults,
+    timeout: Option<Duration>,
+    retries: Option<u32>,
+    defaults: &ExecBase,
 ) -> ExecSettings {
     let mut retry = defaults.retry.clone();
-    if let Some(n) = reg.retries.or(options.retries) {
+    if let Some(n) = retries.or(options.retries) {
         retry.max_retries = n;
         if retry.initial_backoff.is_zero() && n > 0 {
             // A tool asked for retries on a toolkit without a policy: a sane default backoff.
@@ -494,7 +546,7 @@ fn settings_for(
         }
     }
     ExecSettings {
-        attempt_timeout: reg.timeout.or(options.timeout).or(defaults.timeout),
+        attempt_timeout: timeout.or(options.timeout).or(defaults.timeout),
         total_timeout: defaults.total_timeout,
         retry,
         retry_timeouts: options.read_only || options.idempotent,
@@ -538,7 +590,7 @@ fn check_bindings_exist(reg: &Registration, specs: &[ToolSpec], errors: &mut Vec
 }
 
 /// Apply a registration's bindings to one tool's parameters.
-fn plan_params(
+pub(super) fn plan_params(
     tool: &str,
     spec: &ToolSpec,
     bindings: &[Binding],

@@ -2,6 +2,7 @@
 //! and dispatch of model calls.
 
 mod builder;
+mod dynamic;
 mod scope;
 mod snapshot;
 
@@ -12,8 +13,11 @@ use futures::{Stream, StreamExt};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use builder::ExecBase;
 pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
-use scope::Scope;
+use dynamic::{DynEntry, DynamicRegistration};
+pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
+use scope::{Scope, Versions};
 use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
 
@@ -63,6 +67,10 @@ struct Inner {
     stack: exec::Stack,
     max_concurrency: usize,
     background: Arc<BackgroundJobs>,
+    /// Tool sets that change at run time, in registration order.
+    dynamic: Vec<DynamicRegistration>,
+    /// What the settings of dynamic tools are made from.
+    exec_base: ExecBase,
 }
 
 /// Tools, their groups, and dispatch of model calls.
@@ -152,34 +160,60 @@ impl Toolkit {
         // Versions first: a toggle racing with the rebuild then invalidates what we cache.
         let versions = self.versions();
         self.scope.cached(versions, || {
-            ToolSnapshot::build(&self.inner.table, &self.inner.masks, &self.active_groups())
+            let active = self.active_groups();
+            let snapshot = ToolSnapshot::build(&self.inner.table, &self.inner.masks, &active);
+            if self.inner.dynamic.is_empty() {
+                return snapshot;
+            }
+            snapshot.with_dynamic(self.active_dynamic(&active))
         })
+    }
+
+    /// Wake-ups for every later change that may alter the tools active in this scope: a group
+    /// switched toolkit-wide or in this view, or a [`DynamicTools`] set replaced. This is how
+    /// a server pushes "the tool list changed" to its clients.
+    pub fn watch_changes(&self) -> ToolChanges {
+        let mut receivers = vec![self.inner.default_scope.subscribe()];
+        if !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
+            receivers.push(self.scope.subscribe());
+        }
+        receivers.extend(self.inner.dynamic.iter().map(|d| d.tools.subscribe()));
+        ToolChanges::new(receivers)
     }
 
     /// The active tools in one provider's wire format (names sanitised for it; calls using
     /// the sanitised names are mapped back by [`call`](Self::call)).
     pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
         let map = &self.inner.name_maps[dialect as usize];
-        self.snapshot()
-            .indices()
-            .map(|i| {
-                let def = &self.inner.table[i];
-                self.inner.entries[i].rendered[dialect as usize]
-                    .get_or_init(|| {
-                        let name = map.wire_name(def.name()).unwrap_or(def.name());
-                        dialect.render(def, name)
-                    })
-                    .clone()
-            })
-            .collect()
+        let snapshot = self.snapshot();
+        let fixed = snapshot.indices().map(|i| {
+            let def = &self.inner.table[i];
+            self.inner.entries[i].rendered[dialect as usize]
+                .get_or_init(|| {
+                    let name = map.wire_name(def.name()).unwrap_or(def.name());
+                    dialect.render(def, name)
+                })
+                .clone()
+        });
+        // Dynamic tools are not in the name maps; their names are sanitised one by one.
+        let dynamic = snapshot.dynamic_entries().iter().map(|e| {
+            e.rendered[dialect as usize]
+                .get_or_init(|| {
+                    let def = &e.definition;
+                    dialect.render(def, &dialect.sanitize_name(def.name()))
+                })
+                .clone()
+        });
+        fixed.chain(dynamic).collect()
     }
 
-    /// The definition of one registered tool (active or not).
+    /// The definition of one registered tool (active or not). Tools of [`DynamicTools`] sets
+    /// are not registrations: find them in a [`snapshot`](Self::snapshot).
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
         self.lookup(name).map(|i| &self.inner.table[i])
     }
 
-    /// The options of one registered tool.
+    /// The options of one registered tool (not of a tool of a [`DynamicTools`] set).
     pub fn options(&self, name: &str) -> Option<&ToolOptions> {
         self.lookup(name).map(|i| &self.inner.entries[i].options)
     }
@@ -261,9 +295,11 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Stream<Item = (usize, ToolResult)> + Send + 'a {
         let max = self.inner.max_concurrency;
-        let segments = batch::plan(calls, |call| {
-            self.lookup(&call.name)
-                .is_some_and(|i| self.inner.entries[i].options.sequential)
+        let segments = batch::plan(calls, |call| match self.lookup(&call.name) {
+            Some(i) => self.inner.entries[i].options.sequential,
+            None => self
+                .find_dynamic(&call.name)
+                .is_some_and(|(_, e)| e.options.sequential),
         });
         futures::stream::iter(segments).flat_map(move |segment| {
             futures::stream::iter(segment)
@@ -275,6 +311,12 @@ impl Toolkit {
                 })
                 .buffer_unordered(max)
         })
+    }
+
+    /// Most calls running at once: the cap on a batch of [`call_all`](Self::call_all), which
+    /// servers built on the toolkit apply across their concurrent requests too.
+    pub fn max_concurrency(&self) -> usize {
+        self.inner.max_concurrency
     }
 
     /// The toolkit's background queue and ledger (shared by all clones and views).
@@ -351,13 +393,7 @@ impl Toolkit {
         ctx: &ToolContext,
     ) -> Result<ToolInvocation, ToolError> {
         let Some(index) = self.lookup(name) else {
-            return Err(ToolError::new(
-                ToolErrorKind::UnknownTool,
-                format!(
-                    "there is no tool named `{name}`; available tools: {}",
-                    self.available_list()
-                ),
-            ));
+            return self.prepare_dynamic(id, name, arguments, ctx);
         };
         let entry = &self.inner.entries[index];
         if !self.inner.masks.is_ungrouped(index) && !self.snapshot().contains_index(index) {
@@ -382,6 +418,83 @@ impl Toolkit {
             settings: entry.settings.clone(),
             attempts: Arc::new(AtomicU32::new(0)),
         })
+    }
+
+    /// [`prepare`](Self::prepare) for a name no registration has: a tool of a dynamic set.
+    fn prepare_dynamic(
+        &self,
+        id: &Arc<str>,
+        name: &str,
+        arguments: String,
+        ctx: &ToolContext,
+    ) -> Result<ToolInvocation, ToolError> {
+        let Some((group, entry)) = self.find_dynamic(name) else {
+            return Err(ToolError::new(
+                ToolErrorKind::UnknownTool,
+                format!(
+                    "there is no tool named `{name}`; available tools: {}",
+                    self.available_list()
+                ),
+            ));
+        };
+        if !self.active_groups()[group] {
+            return Err(ToolError::new(
+                ToolErrorKind::Unavailable,
+                format!(
+                    "tool `{name}` is not available; available tools: {}",
+                    self.available_list()
+                ),
+            ));
+        }
+        let info = CallInfo {
+            call_id: id.clone(),
+            tool_name: entry.plan.tool.clone(),
+        };
+        let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
+        let args = args::resolve(&entry.plan, arguments, call_ctx, &self.inner.policy);
+        let settings = builder::settings_for(&entry.options, None, None, &self.inner.exec_base);
+        Ok(ToolInvocation {
+            tool: entry.tool.clone(),
+            args,
+            info,
+            settings: Arc::new(settings),
+            attempts: Arc::new(AtomicU32::new(0)),
+        })
+    }
+
+    /// The dynamic tool called `name` that a call would reach, with its group: registered
+    /// tools hide dynamic ones, and earlier sets hide later ones.
+    fn find_dynamic(&self, name: &str) -> Option<(usize, Arc<DynEntry>)> {
+        if self.inner.by_name.contains_key(name) {
+            return None;
+        }
+        self.inner
+            .dynamic
+            .iter()
+            .find_map(|d| d.tools.current().get(name).map(|e| (d.group, e.clone())))
+    }
+
+    /// The tools of dynamic sets active with these groups, without hidden duplicates.
+    fn active_dynamic(&self, active: &[bool]) -> Vec<Arc<DynEntry>> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
+        for registration in &self.inner.dynamic {
+            let set = registration.tools.current();
+            for entry in &set.entries {
+                let name = entry.definition.name();
+                if self.inner.by_name.contains_key(name) || !seen.insert(name.to_string()) {
+                    tracing::warn!(
+                        tool = name,
+                        "a tool of a dynamic set has the name of another tool and is hidden"
+                    );
+                    continue;
+                }
+                if active[registration.group] {
+                    out.push(entry.clone());
+                }
+            }
+        }
+        out
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
@@ -431,8 +544,13 @@ impl Toolkit {
         self.scope.overlay_on(base)
     }
 
-    fn versions(&self) -> (u64, u64) {
-        (self.inner.default_scope.version(), self.scope.version())
+    fn versions(&self) -> Versions {
+        let dynamic = self.inner.dynamic.iter().map(|d| d.tools.version()).sum();
+        [
+            self.inner.default_scope.version(),
+            self.scope.version(),
+            dynamic,
+        ]
     }
 }
 

@@ -3,16 +3,24 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use tokio::sync::watch;
+
 use super::snapshot::ToolSnapshot;
 
-/// The snapshot built for one pair of (toolkit-wide, scope) state versions.
-type Cached = ((u64, u64), ToolSnapshot);
+/// What a snapshot depends on: the toolkit-wide group state, this scope's group state, and the
+/// tool sets registered with [`ToolkitBuilder::dynamic`](super::ToolkitBuilder::dynamic).
+pub(super) type Versions = [u64; 3];
+
+/// The snapshot built for one set of state versions.
+type Cached = (Versions, ToolSnapshot);
 
 /// One scope's group switches and its cached definitions.
 pub(super) struct Scope {
     /// For the root scope every entry is `Some`; for a view, `None` means "follow the root".
     state: Mutex<Vec<Option<bool>>>,
     version: AtomicU64,
+    /// Told the new version on every change, for [`ToolChanges`](super::ToolChanges).
+    changes: watch::Sender<u64>,
     cache: Mutex<Option<Cached>>,
 }
 
@@ -21,6 +29,7 @@ impl Scope {
         Scope {
             state: Mutex::new(active.into_iter().map(Some).collect()),
             version: AtomicU64::new(0),
+            changes: watch::Sender::new(0),
             cache: Mutex::new(None),
         }
     }
@@ -29,6 +38,7 @@ impl Scope {
         Scope {
             state: Mutex::new(vec![None; groups]),
             version: AtomicU64::new(0),
+            changes: watch::Sender::new(0),
             cache: Mutex::new(None),
         }
     }
@@ -37,12 +47,18 @@ impl Scope {
         let mut state = lock(&self.state);
         if state[group] != Some(active) {
             state[group] = Some(active);
-            self.version.fetch_add(1, Ordering::Release);
+            let version = self.version.fetch_add(1, Ordering::Release) + 1;
+            self.changes.send_replace(version);
         }
     }
 
     pub(super) fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)
+    }
+
+    /// A receiver told about every later change of this scope's switches.
+    pub(super) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// The root's state (every entry set).
@@ -66,7 +82,7 @@ impl Scope {
     /// The cached snapshot for `versions`, rebuilt with `build` when stale.
     pub(super) fn cached(
         &self,
-        versions: (u64, u64),
+        versions: Versions,
         build: impl FnOnce() -> ToolSnapshot,
     ) -> ToolSnapshot {
         let mut cache = lock(&self.cache);

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::dynamic::DynEntry;
 use crate::definition::ToolDefinition;
 
 /// Group membership of every tool as bits: row `i` (`stride` words) holds tool `i`'s groups.
@@ -58,7 +59,8 @@ impl GroupMasks {
     }
 }
 
-/// The tool definitions active in one scope at one moment, in registration order.
+/// The tool definitions active in one scope at one moment, in registration order (tools of
+/// [dynamic sets](crate::DynamicTools) last, in the order their sets were registered).
 ///
 /// Cheap to clone and to keep: an agent takes one per model turn so that the tools it shows
 /// the model and the tools it lets the model call are the same set.
@@ -67,6 +69,8 @@ pub struct ToolSnapshot {
     table: Arc<[ToolDefinition]>,
     active: Arc<[u32]>,
     member: Arc<[u64]>,
+    /// Active tools of dynamic sets; `None` when the toolkit has no dynamic set.
+    dynamic: Option<Arc<[Arc<DynEntry>]>>,
 }
 
 impl ToolSnapshot {
@@ -88,22 +92,37 @@ impl ToolSnapshot {
             table: table.clone(),
             active: active.into(),
             member: member.into(),
+            dynamic: None,
         }
+    }
+
+    /// The same snapshot with these active tools of dynamic sets after the static ones.
+    pub(super) fn with_dynamic(mut self, dynamic: Vec<Arc<DynEntry>>) -> Self {
+        self.dynamic = Some(dynamic.into());
+        self
     }
 
     /// How many tools are active.
     pub fn len(&self) -> usize {
-        self.active.len()
+        self.active.len() + self.dynamic_entries().len()
     }
 
     /// Whether no tool is active.
     pub fn is_empty(&self) -> bool {
-        self.active.is_empty()
+        self.len() == 0
     }
 
     /// The active definitions, in registration order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> + '_ {
-        self.active.iter().map(|&i| &self.table[i as usize])
+        Chained {
+            fixed: self.active.iter().map(|&i| &self.table[i as usize]),
+            dynamic: self.dynamic_entries().iter().map(|e| &e.definition),
+        }
+    }
+
+    /// The active tools of dynamic sets.
+    pub(super) fn dynamic_entries(&self) -> &[Arc<DynEntry>] {
+        self.dynamic.as_deref().unwrap_or(&[])
     }
 
     /// The active definition called `name`, if any.
@@ -126,6 +145,37 @@ impl ToolSnapshot {
     pub(super) fn indices(&self) -> impl Iterator<Item = usize> + '_ {
         self.active.iter().map(|&i| i as usize)
     }
+}
+
+/// Static then dynamic definitions; `std::iter::Chain` is not `ExactSizeIterator`.
+struct Chained<A, B> {
+    fixed: A,
+    dynamic: B,
+}
+
+impl<'a, A, B> Iterator for Chained<A, B>
+where
+    A: Iterator<Item = &'a ToolDefinition>,
+    B: Iterator<Item = &'a ToolDefinition>,
+{
+    type Item = &'a ToolDefinition;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.fixed.next().or_else(|| self.dynamic.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (a, _) = self.fixed.size_hint();
+        let (b, _) = self.dynamic.size_hint();
+        (a + b, Some(a + b))
+    }
+}
+
+impl<'a, A, B> ExactSizeIterator for Chained<A, B>
+where
+    A: ExactSizeIterator<Item = &'a ToolDefinition>,
+    B: ExactSizeIterator<Item = &'a ToolDefinition>,
+{
 }
 
 impl std::fmt::Debug for ToolSnapshot {

@@ -1,0 +1,327 @@
+//! Rust ↔ Rust end to end: this crate's `A2aToolServer` discovered and called through
+//! `RemoteToolRegistry` (1.0 and 0.3), and this crate's `A2aAgentServer` (a `ReActAgent` on a
+//! `ScriptedModel`) driven by `ClientToolsSession`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agent_toolkit::a2a::client::{
+    A2aClientError, AgentConfig, ClientToolsSession, RemoteAgent, RemoteToolRegistry, WireVersion,
+};
+use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer};
+use agent_toolkit::prelude::*;
+use agent_toolkit::{ProgressEvent, ToolErrorKind};
+use serde_json::json;
+
+use crate::support::json_of;
+
+/// How many `slow` calls were dropped before they finished (cancelled by the server).
+#[derive(Default)]
+struct Drops(AtomicUsize);
+
+struct CountDrop(Arc<Drops>, bool);
+
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Add two integers.
+#[tool(group = "math", read_only)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Only for administrators.
+#[tool(group = "admin")]
+fn secret() -> &'static str {
+    "42"
+}
+
+/// Count to `steps`, reporting progress.
+#[tool(read_only)]
+async fn slow(
+    steps: u32,
+    delay_ms: u64,
+    #[ctx] progress: ToolEmitter,
+    #[ctx] drops: Ctx<Drops>,
+) -> String {
+    let mut guard = CountDrop(drops.0.clone(), false);
+    for i in 1..=steps {
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        progress.progress(i, Some(f64::from(steps)), format!("{i}/{steps}"));
+    }
+    guard.1 = true;
+    format!("counted to {steps}")
+}
+
+/// Always fails.
+#[tool]
+fn fail() -> Result<String, ToolError> {
+    Err(ToolError::execution("nope"))
+}
+
+struct ToolServer {
+    url: String,
+    toolkit: Toolkit,
+    drops: Arc<Drops>,
+}
+
+async fn tool_server(token: Option<&str>) -> ToolServer {
+    let drops = Arc::new(Drops::default());
+    let toolkit = Toolkit::builder()
+        .group("math", "Arithmetic")
+        .inactive_group("admin", "Administration")
+        .register(Add)
+        .register(Secret)
+        .register(Slow)
+        .register(Fail)
+        .context_shared(drops.clone())
+        .build()
+        .unwrap();
+    let mut server = A2aToolServer::new(&toolkit).name("rust tools");
+    if let Some(token) = token {
+        server = server.bearer_token(token);
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(server.serve(listener));
+    ToolServer {
+        url,
+        toolkit,
+        drops,
+    }
+}
+
+async fn remote_tools(version: WireVersion) {
+    let server = tool_server(None).await;
+    let registry = RemoteToolRegistry::new();
+    let names = registry
+        .add_agent(AgentConfig::new("rs", &server.url).prefer_version(version))
+        .await
+        .unwrap();
+    assert_eq!(names, ["rs_add", "rs_slow", "rs_fail"]);
+    assert_eq!(registry.agent("rs").unwrap().version(), version);
+    let local = Toolkit::builder()
+        .register(registry.tools())
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    // The schema and hints the server's toolkit generated, unchanged.
+    assert_eq!(
+        local.definition("rs_add").unwrap().parameters(),
+        server.toolkit.definition("add").unwrap().parameters()
+    );
+    assert!(local.options("rs_add").unwrap().read_only);
+
+    let ctx = ToolContext::new();
+    let ok = local
+        .call(
+            ToolCall::json("c1", "rs_add", json!({"a": 2, "b": 3})),
+            &ctx,
+        )
+        .await;
+    // 0.3 data parts must hold an object, so a scalar result travels as `{"result": 5}`
+    // (protocols.md §0.5); the 0.3 wire cannot say it was wrapped, so it arrives wrapped.
+    let expected = match version {
+        WireVersion::V1 => json!(5),
+        WireVersion::V03 => json!({"result": 5}),
+    };
+    assert_eq!(json_of(ok.output().unwrap()), expected);
+    let failed = local
+        .call(ToolCall::json("c2", "rs_fail", json!({})), &ctx)
+        .await;
+    let error = failed.error().unwrap();
+    assert_eq!(
+        (error.kind(), error.message()),
+        (ToolErrorKind::Execution, "nope")
+    );
+    // The server's argument error stays an argument error for the model.
+    let bad = local
+        .call(
+            ToolCall::json("c3", "rs_add", json!({"a": "two", "b": 3})),
+            &ctx,
+        )
+        .await;
+    assert_eq!(bad.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
+
+    // Progress crosses both toolkits.
+    let (ctx, mut progress) = ToolContext::new().progress_channel(8);
+    let counted = local
+        .call(
+            ToolCall::json("c4", "rs_slow", json!({"steps": 2, "delay_ms": 10})),
+            &ctx,
+        )
+        .await;
+    assert_eq!(counted.output().unwrap().as_text(), "counted to 2");
+    let first = progress.try_recv().unwrap();
+    assert_eq!(
+        first.event,
+        ProgressEvent::Progress {
+            done: 1.0,
+            total: Some(2.0),
+            message: "1/2".into()
+        }
+    );
+
+    // `invoke`, outside any toolkit, forwards progress to the context's channel too.
+    let (ctx, mut progress) = ToolContext::new().progress_channel(8);
+    let direct = registry
+        .tool("rs_slow")
+        .unwrap()
+        .invoke(json!({"steps": 2, "delay_ms": 10}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(direct.as_text(), "counted to 2");
+    let first = progress.try_recv().expect("progress from invoke");
+    assert_eq!(&*first.tool_name, "rs_slow");
+
+    // A local timeout cancels the remote task, which drops the server's tool future.
+    let timed_out = local
+        .call(
+            ToolCall::json("c5", "rs_slow", json!({"steps": 100, "delay_ms": 50})),
+            &ToolContext::new(),
+        )
+        .await;
+    assert_eq!(timed_out.error().unwrap().kind(), ToolErrorKind::Timeout);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.drops.0.load(Ordering::SeqCst) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server tool was never cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // A group switched on at the server shows on its card; a refresh brings the tool here.
+    server.toolkit.set_group_active("admin", true).unwrap();
+    let report = registry.refresh().await;
+    assert_eq!(report.changes[0].1.added, ["rs_secret"]);
+}
+
+#[tokio::test]
+async fn remote_tools_from_our_tool_server() {
+    remote_tools(WireVersion::V1).await;
+}
+
+#[tokio::test]
+async fn remote_tools_from_our_tool_server_over_03() {
+    remote_tools(WireVersion::V03).await;
+}
+
+#[tokio::test]
+async fn bearer_token_to_our_tool_server() {
+    let server = tool_server(Some("tok")).await;
+    let registry = RemoteToolRegistry::new();
+    registry
+        .add_agent(AgentConfig::new("anon", &server.url))
+        .await
+        .unwrap();
+    registry
+        .add_agent(AgentConfig::new("auth", &server.url).bearer_token("tok"))
+        .await
+        .unwrap();
+    let local = Toolkit::builder()
+        .register(registry.tools())
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    let denied = local
+        .call(
+            ToolCall::json("c1", "anon_add", json!({"a": 1, "b": 1})),
+            &ctx,
+        )
+        .await;
+    let error = denied.error().unwrap();
+    assert!(
+        !error.is_retryable(),
+        "a refused token is not retried: {error:?}"
+    );
+    let allowed = local
+        .call(
+            ToolCall::json("c2", "auth_add", json!({"a": 1, "b": 1})),
+            &ctx,
+        )
+        .await;
+    assert_eq!(json_of(allowed.output().unwrap()), json!(2));
+}
+
+/// Current weather for a city (a client-side tool).
+#[tool]
+fn get_weather(city: String) -> String {
+    format!("18C and sunny in {city}")
+}
+
+async fn agent_server(model: Arc<ScriptedModel>) -> String {
+    let server = A2aAgentServer::new(move |_context| ReActAgent::builder(model.clone()).build());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(server.serve(listener));
+    url
+}
+
+#[tokio::test]
+async fn client_tools_with_our_agent_server() {
+    let model = Arc::new(
+        ScriptedModel::new([ScriptedTurn::call("get_weather", json!({"city": "Paris"}))])
+            .then_expect(
+                |request| {
+                    let last = request.messages.last().ok_or("no messages")?;
+                    if last.content.contains("18C and sunny in Paris") {
+                        Ok(())
+                    } else {
+                        Err(format!("the tool result did not reach the model: {last:?}"))
+                    }
+                },
+                ScriptedTurn::text("It is 18C and sunny in Paris."),
+            )
+            .then_expect(
+                |request| {
+                    // The follow-up sees the first turn: same context, same conversation.
+                    if request.messages.iter().any(|m| m.content.contains("Paris")) {
+                        Ok(())
+                    } else {
+                        Err("the follow-up lost the conversation".into())
+                    }
+                },
+                ScriptedTurn::text("You're welcome."),
+            ),
+    );
+    let url = agent_server(model.clone()).await;
+    let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
+    let agent = RemoteAgent::connect(&url).await.unwrap();
+    let mut session = ClientToolsSession::new(agent, toolkit);
+    let reply = session.send("Weather in Paris?").await.unwrap();
+    assert_eq!(reply.answer, "It is 18C and sunny in Paris.");
+    assert_eq!(reply.rounds, 1);
+    let context = reply.context_id.clone();
+    let reply = session.send("Thanks!").await.unwrap();
+    assert_eq!(reply.answer, "You're welcome.");
+    assert_eq!(reply.context_id, context);
+    assert_eq!(model.remaining(), 0);
+}
+
+#[tokio::test]
+async fn max_rounds_with_our_agent_server() {
+    let model =
+        Arc::new(ScriptedModel::new((0..10).map(|_| {
+            ScriptedTurn::call("get_weather", json!({"city": "Paris"}))
+        })));
+    let url = agent_server(model).await;
+    let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
+    let agent = RemoteAgent::builder(&url)
+        .prefer_version(WireVersion::V03)
+        .connect()
+        .await
+        .unwrap();
+    let mut session = ClientToolsSession::new(agent, toolkit).max_rounds(2);
+    let err = session.send("Weather?").await.unwrap_err();
+    assert!(
+        matches!(err, A2aClientError::MaxRounds { max_rounds: 2, .. }),
+        "{err}"
+    );
+}

@@ -1,0 +1,13 @@
+//! Our A2A servers (`A2aToolServer`, `A2aAgentServer`) on 127.0.0.1, driven by the official
+//! Python SDKs as clients (a2a-sdk 1.x on the 1.0 wire, a2a-sdk 0.3.26 on the 0.3 wire) and by
+//! raw HTTP for bad input: every bad request gets the spec's error code or a model-visible
+//! tool error, and the server keeps serving.
+
+#[path = "../peers/mod.rs"]
+mod peers;
+
+mod agent;
+mod bad_input;
+mod fixtures;
+mod python;
+mod tools;

@@ -1,0 +1,548 @@
+//! [`McpClient`]: one MCP server, reached over stdio (a child process) or streamable HTTP,
+//! with tool listing, tool calls with progress and cancellation, and reconnection.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, RequestId, ServerResult, Tool,
+};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError, ServiceExt,
+};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::McpError;
+
+/// Where an MCP server is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpTarget {
+    /// A program started as a child process, spoken to over its stdin and stdout. Its stderr
+    /// is passed through to ours.
+    Command {
+        /// The program (looked up in `PATH`).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (the rest of ours is inherited).
+        env: Vec<(String, String)>,
+    },
+    /// A streamable-HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    Url(String),
+}
+
+impl McpTarget {
+    /// A program to start, with its arguments.
+    pub fn command<S: Into<String>>(
+        program: impl Into<String>,
+        args: impl IntoIterator<Item = S>,
+    ) -> Self {
+        McpTarget::Command {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+        }
+    }
+
+    /// A streamable-HTTP endpoint.
+    pub fn url(url: impl Into<String>) -> Self {
+        McpTarget::Url(url.into())
+    }
+
+    /// The same command with one more environment variable (no effect on a URL).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTarget::Command { env, .. } = &mut self {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+}
+
+impl fmt::Display for McpTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpTarget::Command { program, args, .. } => {
+                write!(f, "`{program}")?;
+                for arg in args {
+                    write!(f, " {arg}")?;
+                }
+                f.write_str("`")
+            }
+            McpTarget::Url(url) => f.write_str(url),
+        }
+    }
+}
+
+/// How an [`McpClient`] introduces itself and how long it waits.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct McpClientOptions {
+    /// The client name sent in `initialize`.
+    pub name: String,
+    /// The client version sent in `initialize`.
+    pub version: String,
+    /// Longest wait for a connection and its `initialize` handshake (default 30 s).
+    pub connect_timeout: Duration,
+    /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
+    /// their own: the toolkit's timeouts apply to them, or the caller's.
+    pub request_timeout: Duration,
+}
+
+impl Default for McpClientOptions {
+    fn default() -> Self {
+        McpClientOptions {
+            name: "agent-toolkit".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            connect_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// One progress notification of a tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpProgress {
+    /// Progress so far (increases with every notification).
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// What is happening.
+    pub message: Option<String>,
+}
+
+/// A connection to one MCP server, made on first use and remade after it is lost.
+///
+/// It speaks the 2025-11-25 handshake era (`initialize`, then the session). Every operation
+/// reconnects first if the connection is gone (for a child process: starts the program again).
+/// A call that was waiting when the connection broke fails with
+/// [`McpError::ConnectionLost`]; it is not sent again, since the server may have acted on it.
+/// Cloning is cheap and clones share the connection.
+///
+/// ```no_run
+/// use agent_toolkit::mcp::{McpClient, McpTarget};
+///
+/// # async fn run() -> Result<(), agent_toolkit::mcp::McpError> {
+/// let client = McpClient::new(McpTarget::command("python", ["weather_server.py"]));
+/// for tool in client.list_tools().await? {
+///     println!("{}: {}", tool.name, tool.description.as_deref().unwrap_or(""));
+/// }
+/// let result = client
+///     .call_tool_with_progress("forecast", serde_json::json!({"city": "Oslo"}), |p| {
+///         eprintln!("{} / {:?} {}", p.progress, p.total, p.message.unwrap_or_default());
+///     })
+///     .await?;
+/// println!("{}", serde_json::to_string_pretty(&result).unwrap());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    pub(super) inner: Arc<ClientInner>,
+}
+
+pub(super) struct ClientInner {
+    target: McpTarget,
+    options: McpClientOptions,
+    connection: tokio::sync::Mutex<Option<Connection>>,
+    progress: Arc<ProgressRouter>,
+    /// Bumped by every `notifications/tools/list_changed` and every reconnection.
+    pub(super) tools_changed: watch::Sender<u64>,
+}
+
+struct Connection {
+    service: RunningService<RoleClient, ClientSide>,
+    /// Which connection this is (counting from 1), to tell a stale one from its successor.
+    generation: u64,
+}
+
+impl McpClient {
+    /// A client for `target` with default options. Nothing happens until the first operation
+    /// (use [`connect`](Self::connect) to fail early).
+    pub fn new(target: McpTarget) -> Self {
+        Self::with_options(target, McpClientOptions::default())
+    }
+
+    /// A client for `target` with these options.
+    pub fn with_options(target: McpTarget, options: McpClientOptions) -> Self {
+        McpClient {
+            inner: Arc::new(ClientInner {
+                target,
+                options,
+                connection: tokio::sync::Mutex::new(None),
+                progress: Arc::default(),
+                tools_changed: watch::Sender::new(0),
+            }),
+        }
+    }
+
+    /// Connect now (start the program, or reach the URL, and finish the handshake).
+    pub async fn connect(&self) -> Result<(), McpError> {
+        self.peer().await.map(drop)
+    }
+
+    /// Where the server is.
+    pub fn target(&self) -> &McpTarget {
+        &self.inner.target
+    }
+
+    /// What the server said about itself in `initialize` (connecting first if needed).
+    pub async fn server_info(&self) -> Result<Option<Implementation>, McpError> {
+        let (peer, _) = self.peer().await?;
+        Ok(peer.peer_info().and_then(|info| info.server_info.clone()))
+    }
+
+    /// Every tool the server lists now (all pages).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
+        let (peer, generation) = self.peer().await?;
+        let timeout = self.inner.options.request_timeout;
+        match tokio::time::timeout(timeout, peer.list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(e)) => Err(self.failure("tools/list", generation, e).await),
+            Err(_) => Err(McpError::Timeout {
+                target: self.inner.target.to_string(),
+                method: "tools/list".into(),
+                timeout,
+            }),
+        }
+    }
+
+    /// Call a tool with arguments given as a JSON object (or `null` for none).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<rmcp::model::CallToolResult, McpError> {
+        self.call_tool_with_progress(name, arguments, |_| {}).await
+    }
+
+    /// Call a tool and hand every progress notification to `on_progress` as it arrives.
+    ///
+    /// A tool's own failure is an `Ok` result with `is_error: Some(true)`; `Err` means the
+    /// call got no result (refused by the server, connection lost). Dropping the returned
+    /// future before it finishes cancels the call on the server (`notifications/cancelled`).
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        mut on_progress: impl FnMut(McpProgress) + Send,
+    ) -> Result<rmcp::model::CallToolResult, McpError> {
+        let arguments = match arguments {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(McpError::InvalidArguments(
+                    super::convert::kind_of(&other).into(),
+                ));
+            }
+        };
+        let (peer, generation) = self.peer().await?;
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = arguments;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.failure("tools/call", generation, e).await),
+        };
+        let mut progress = self.inner.progress.subscribe(handle.progress_token.clone());
+        let mut cancel = CancelOnDrop {
+            peer: Some(peer.clone()),
+            id: handle.id.clone(),
+        };
+        let response = {
+            let mut response = std::pin::pin!(handle.await_response());
+            loop {
+                tokio::select! {
+                    response = &mut response => break response,
+                    Some(event) = progress.rx.recv() => on_progress(event),
+                }
+            }
+        };
+        cancel.peer = None;
+        // rmcp hands each notification to its own task, so the last ones may land just after
+        // the response: give them one turn of the scheduler, then take what has arrived.
+        tokio::task::yield_now().await;
+        while let Ok(event) = progress.rx.try_recv() {
+            on_progress(event);
+        }
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(other) => Err(McpError::Protocol(format!(
+                "the MCP server {} answered `tools/call` with something else than a tool result: {other:?}",
+                self.inner.target
+            ))),
+            Err(e) => Err(self.failure("tools/call", generation, e).await),
+        }
+    }
+
+    /// A receiver that sees a new value whenever the server's tool list may have changed:
+    /// the server sent `notifications/tools/list_changed`, or the client reconnected.
+    pub fn tool_list_changes(&self) -> watch::Receiver<u64> {
+        self.inner.tools_changed.subscribe()
+    }
+
+    /// Close the connection (a child process is asked to exit, then killed). The next
+    /// operation connects again.
+    pub async fn close(&self) {
+        let connection = self.inner.connection.lock().await.take();
+        if let Some(mut connection) = connection {
+            let _ = connection
+                .service
+                .close_with_timeout(Duration::from_secs(5))
+                .await;
+        }
+    }
+
+    /// The live connection's peer, connecting (again) if there is none.
+    async fn peer(&self) -> Result<(Peer<RoleClient>, u64), McpError> {
+        let mut slot = self.inner.connection.lock().await;
+        if let Some(connection) = slot.as_ref() {
+            if !connection.service.peer().is_transport_closed() {
+                return Ok((connection.service.peer().clone(), connection.generation));
+            }
+            tracing::info!(server = %self.inner.target, "the MCP connection is gone; reconnecting");
+        }
+        let generation = slot.as_ref().map_or(1, |c| c.generation + 1);
+        // Dropping the old connection stops its task (and kills its child process).
+        *slot = None;
+        let service = self.inner.open().await?;
+        let peer = service.peer().clone();
+        *slot = Some(Connection {
+            service,
+            generation,
+        });
+        drop(slot);
+        if generation > 1 {
+            // The new connection may list other tools than the old one did.
+            self.inner.tools_changed.send_modify(|v| *v += 1);
+        }
+        Ok((peer, generation))
+    }
+
+    /// The error for a failed request; a broken connection is dropped so the next operation
+    /// reconnects.
+    async fn failure(&self, method: &str, generation: u64, error: ServiceError) -> McpError {
+        let target = self.inner.target.to_string();
+        match error {
+            ServiceError::McpError(e) => McpError::Rejected {
+                target,
+                method: method.into(),
+                code: e.code.0,
+                message: e.message.into_owned(),
+            },
+            ServiceError::Timeout { timeout } => McpError::Timeout {
+                target,
+                method: method.into(),
+                timeout,
+            },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let mut slot = self.inner.connection.lock().await;
+                if slot.as_ref().is_some_and(|c| c.generation == generation) {
+                    *slot = None;
+                }
+                McpError::ConnectionLost {
+                    target,
+                    method: method.into(),
+                }
+            }
+            other => McpError::Protocol(format!("`{method}` to the MCP server {target}: {other}")),
+        }
+    }
+}
+
+impl ClientInner {
+    /// Start the transport and run the `initialize` handshake.
+    async fn open(&self) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
+        let handler = ClientSide {
+            progress: self.progress.clone(),
+            tools_changed: self.tools_changed.clone(),
+            info: self.client_config(),
+        };
+        let target = self.target.to_string();
+        let timeout = self.options.connect_timeout;
+        let connecting = async {
+            match &self.target {
+                McpTarget::Command { program, args, env } => {
+                    let mut command = tokio::process::Command::new(program);
+                    command.args(args).envs(env.iter().cloned());
+                    let (transport, _) = TokioChildProcess::builder(command)
+                        .stderr(Stdio::inherit())
+                        .spawn()
+                        .map_err(|source| McpError::Spawn {
+                            command: target.clone(),
+                            source,
+                        })?;
+                    handler.serve(transport).await
+                }
+                McpTarget::Url(url) => {
+                    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                    handler.serve(transport).await
+                }
+            }
+            .map_err(|e| McpError::Connect {
+                target: target.clone(),
+                reason: e.to_string(),
+            })
+        };
+        match tokio::time::timeout(timeout, connecting).await {
+            Ok(result) => result,
+            Err(_) => Err(McpError::ConnectTimeout {
+                target: target.clone(),
+                timeout,
+            }),
+        }
+    }
+
+    fn client_config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(self.options.name.clone(), self.options.version.clone()),
+        );
+        config.protocol_version = ProtocolVersion::V_2025_11_25;
+        config
+    }
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("target", &self.inner.target)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The client side of the session: routes progress and list-changed notifications.
+struct ClientSide {
+    progress: Arc<ProgressRouter>,
+    tools_changed: watch::Sender<u64>,
+    info: ClientConfig,
+}
+
+impl ClientHandler for ClientSide {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.dispatch(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.send_modify(|v| *v += 1);
+    }
+}
+
+/// Sends `notifications/cancelled` for a call whose caller stopped waiting.
+struct CancelOnDrop {
+    /// `None` once the call finished.
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let id = self.id.clone();
+        runtime.spawn(async move {
+            let reason = Some("the caller stopped waiting for the result".to_string());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
+    }
+}
+
+/// Hands progress notifications to the call that asked for them. A notification can overtake
+/// the subscription (the request is on the wire before its caller subscribes), so a few early
+/// ones are kept for a moment.
+#[derive(Default)]
+struct ProgressRouter {
+    state: Mutex<RouterState>,
+}
+
+#[derive(Default)]
+struct RouterState {
+    subscribers: HashMap<ProgressToken, mpsc::UnboundedSender<McpProgress>>,
+    early: VecDeque<(ProgressToken, McpProgress)>,
+}
+
+/// Early notifications kept for calls that have not subscribed yet.
+const EARLY_PROGRESS: usize = 64;
+
+struct ProgressSubscription {
+    rx: mpsc::UnboundedReceiver<McpProgress>,
+    token: ProgressToken,
+    router: Arc<ProgressRouter>,
+}
+
+impl Drop for ProgressSubscription {
+    fn drop(&mut self) {
+        self.router.lock().subscribers.remove(&self.token);
+    }
+}
+
+impl ProgressRouter {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RouterState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn subscribe(self: &Arc<Self>, token: ProgressToken) -> ProgressSubscription {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut state = self.lock();
+        let early = std::mem::take(&mut state.early);
+        for (t, event) in early {
+            if t == token {
+                let _ = tx.send(event);
+            } else {
+                state.early.push_back((t, event));
+            }
+        }
+        state.subscribers.insert(token.clone(), tx);
+        drop(state);
+        ProgressSubscription {
+            rx,
+            token,
+            router: self.clone(),
+        }
+    }
+
+    fn dispatch(&self, params: ProgressNotificationParam) {
+        let event = McpProgress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        };
+        let mut state = self.lock();
+        match state.subscribers.get(&params.progress_token) {
+            Some(tx) => {
+                let _ = tx.send(event);
+            }
+            None => {
+                if state.early.len() == EARLY_PROGRESS {
+                    state.early.pop_front();
+                }
+                state.early.push_back((params.progress_token, event));
+            }
+        }
+    }
+}

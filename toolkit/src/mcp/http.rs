@@ -1,0 +1,182 @@
+//! [`McpHttpService`]: rmcp's streamable-HTTP server over a toolkit, one session per client,
+//! as a tower service axum can mount.
+
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, NumberOrString, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
+
+use super::McpServer;
+
+/// Largest request body accepted (the limit rmcp applies too): 4 MiB.
+const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// A streamable-HTTP MCP endpoint (revision 2025-11-25: `initialize` opens a session named by
+/// the `Mcp-Session-Id` header; a GET opens the stream that carries `list_changed`; DELETE
+/// ends the session). Each session gets its own [`view`](crate::Toolkit::view) of the toolkit,
+/// so group switches made in one session stay in it, while switches of the served toolkit reach
+/// every session that has not overridden that group.
+///
+/// Mount it in axum with `nest_service` (or `route_service`):
+///
+/// ```no_run
+/// use agent_toolkit::prelude::*;
+///
+/// /// Add two numbers.
+/// #[tool(read_only)]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # async fn run() -> std::io::Result<()> {
+/// use axum::serve::ListenerExt;
+///
+/// let toolkit = Toolkit::builder().register(Add).build().unwrap();
+/// let app = axum::Router::new().nest_service("/mcp", toolkit.mcp_http_service());
+/// // No Nagle delay between the events of one SSE response (progress, then the result).
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000")
+///     .await?
+///     .tap_io(|tcp| {
+///         let _ = tcp.set_nodelay(true);
+///     });
+/// axum::serve(listener, app).await
+/// # }
+/// ```
+///
+/// rmcp's defaults apply: only `Host` headers naming the loopback interface are accepted
+/// (protection against DNS rebinding; use [`with_config`](Self::with_config) with
+/// `StreamableHttpServerConfig::with_allowed_hosts` when serving other hosts), and browsers'
+/// cross-origin requests are refused (the `Origin` header is validated; allow origins with
+/// `with_allowed_origins`).
+///
+/// Bad input gets a JSON-RPC answer: a body that is not JSON gets HTTP 400 with a `-32700`
+/// parse error, JSON that is not a JSON-RPC message HTTP 400 with `-32600`.
+#[derive(Clone)]
+pub struct McpHttpService {
+    inner: StreamableHttpService<McpServer, LocalSessionManager>,
+}
+
+impl McpHttpService {
+    /// Serve `server`'s toolkit, one view per session, with rmcp's default configuration
+    /// (plus `Origin` validation).
+    pub fn new(server: McpServer) -> Self {
+        Self::with_config(
+            server,
+            StreamableHttpServerConfig::default().enforce_origin_validation(),
+        )
+    }
+
+    /// Serve with this rmcp configuration (allowed hosts and origins, SSE keep-alive,
+    /// cancellation token that stops every session).
+    pub fn with_config(server: McpServer, config: StreamableHttpServerConfig) -> Self {
+        let factory = move || Ok(server.new_session());
+        McpHttpService {
+            inner: StreamableHttpService::new(
+                factory,
+                LocalSessionManager::default().into(),
+                config,
+            ),
+        }
+    }
+
+    async fn handle(self, request: Request<Body>) -> Response {
+        if request.method() != Method::POST || !is_json(&request) {
+            // rmcp answers these itself (GET streams, DELETE, 405, 415).
+            return self.inner.handle(request).await.into_response();
+        }
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("Payload Too Large: the request body exceeds {MAX_BODY_BYTES} bytes"),
+                )
+                    .into_response();
+            }
+        };
+        if let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+            return bad_message(&bytes, &e);
+        }
+        let request = Request::from_parts(parts, Body::from(bytes));
+        self.inner.handle(request).await.into_response()
+    }
+}
+
+fn is_json(request: &Request<Body>) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        })
+}
+
+/// HTTP 400 with the JSON-RPC error for a body rmcp could not read as a message.
+fn bad_message(body: &[u8], error: &serde_json::Error) -> Response {
+    use serde_json::error::Category;
+    let (error, id) = match error.classify() {
+        Category::Syntax | Category::Eof | Category::Io => (
+            ErrorData::parse_error(
+                format!("Parse error: the body is not valid JSON ({error})"),
+                None,
+            ),
+            None,
+        ),
+        Category::Data => (
+            ErrorData::invalid_request(
+                format!(
+                    "Invalid Request: the body is JSON but not one JSON-RPC 2.0 message ({error}); batches are not supported"
+                ),
+                None,
+            ),
+            request_id(body),
+        ),
+    };
+    let message = ServerJsonRpcMessage::error(error, id);
+    let body = serde_json::to_vec(&message).unwrap_or_default();
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// The id of a malformed request, when it has a usable one.
+fn request_id(body: &[u8]) -> Option<NumberOrString> {
+    match serde_json::from_slice::<Value>(body).ok()?.get("id")? {
+        Value::Number(n) => n.as_i64().map(NumberOrString::Number),
+        Value::String(s) => Some(NumberOrString::String(s.as_str().into())),
+        _ => None,
+    }
+}
+
+impl tower::Service<Request<Body>> for McpHttpService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService").finish_non_exhaustive()
+    }
+}
