@@ -14,7 +14,6 @@
 
 use std::hint::black_box;
 
-use agent_toolkit::mcp::rmcp;
 use agent_toolkit::prelude::*;
 use criterion::{Criterion, criterion_group};
 use rmcp::handler::server::wrapper::Parameters;
