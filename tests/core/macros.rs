@@ -9,7 +9,7 @@ use agent_toolkit::{ParamKind, ToolSpec};
 use serde_json::json;
 
 use super::fixtures::*;
-use super::{call, ok};
+use super::{call, err, ok};
 
 fn spec(tool: impl AgentTool) -> ToolSpec {
     tool.spec()
@@ -136,4 +136,74 @@ async fn tools_on_an_impl_register_by_value_too() {
         .build()
         .unwrap();
     assert_eq!(ok(&call(&toolkit, "add", r#"{"by": 2}"#).await), "42");
+}
+
+/// A facade crate's re-export of agent_toolkit, one module deep.
+mod facade {
+    pub use agent_toolkit as toolkit;
+}
+
+/// `crate = ".."`: tools whose macros reach the runtime through a renamed path, as for users
+/// who depend on agent_toolkit through a crate of their own or rename it.
+mod renamed {
+    use agent_toolkit as at;
+
+    /// Repeat a word in capitals.
+    #[at::tool(crate = "at", read_only)]
+    pub fn shout(
+        word: String,
+        #[arg(default = 2)] times: usize,
+        #[ctx] call: at::CallInfo,
+    ) -> String {
+        format!("{} ({})", word.to_uppercase().repeat(times), call.tool_name)
+    }
+
+    pub struct Greeter {
+        pub greeting: String,
+    }
+
+    #[at::tools(crate = "crate::macros::facade::toolkit")]
+    impl Greeter {
+        /// Greet someone.
+        #[at::tool]
+        fn greet(&self, name: String) -> String {
+            format!("{}, {name}!", self.greeting)
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_renamed_runtime_path_makes_the_same_tools() {
+    let s = spec(renamed::Shout);
+    assert_eq!(s.name, "shout");
+    assert!(s.options.read_only);
+    let kinds: Vec<_> = s.params.iter().map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ParamKind::Required,
+            ParamKind::Defaulted,
+            ParamKind::Context
+        ]
+    );
+
+    let toolkit = Toolkit::builder()
+        .register(renamed::Shout)
+        .register(renamed::Greeter {
+            greeting: "Hello".into(),
+        })
+        .build()
+        .unwrap();
+    assert_eq!(
+        ok(&call(&toolkit, "shout", r#"{"word": "hey"}"#).await),
+        "HEYHEY (shout)"
+    );
+    assert_eq!(
+        ok(&call(&toolkit, "greet", r#"{"name": "Ada"}"#).await),
+        "Hello, Ada!"
+    );
+    // The thorough path runs through the renamed path too.
+    let e = err(&call(&toolkit, "shout", r#"{"times": "x"}"#).await).to_string();
+    assert!(e.contains("missing required argument `word`"), "{e}");
+    assert!(e.contains("argument `times`"), "{e}");
 }

@@ -1,4 +1,6 @@
 //! An error collector: every check adds to it, and all errors are emitted together.
+//!
+//! Invariant: nothing is dropped — each error keeps its own span, in the order found.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -17,10 +19,6 @@ impl Errors {
 
     pub(crate) fn at(&mut self, tokens: impl ToTokens, message: impl Display) {
         self.push(syn::Error::new_spanned(tokens, message));
-    }
-
-    pub(crate) fn at_span(&mut self, span: proc_macro2::Span, message: impl Display) {
-        self.push(syn::Error::new(span, message));
     }
 
     pub(crate) fn is_empty(&self) -> bool {

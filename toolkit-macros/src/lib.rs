@@ -1,31 +1,38 @@
 //! The `#[tool]` and `#[tools]` attribute macros of `agent-toolkit`. Use them through
 //! `agent_toolkit::{tool, tools}`; the documentation lives there.
 //!
-//! Layout, one question per module:
-//! - `options`: the grammar of `#[tool(...)]` (which options exist, their values);
-//! - `params`: what each parameter is (visible, preset, context) and its attributes;
-//! - `model`: a whole tool function checked and turned into the internal model;
-//! - `expand`: code generation, for free functions and `#[tools]` impl blocks.
+//! Layout, one question per module, in the order an expansion runs:
+//! - `attr`: the grammar of `#[tool(..)]`, `#[tools(..)]` and the parameter attributes;
+//! - `params`: what each parameter is (visible, preset, context);
+//! - `ast`: the internal model of a tool function and of a `#[tools]` block;
+//! - `validate`: every check that relates two or more things, in one pass;
+//! - `expand`: code generation (`item` emission, `spec`, argument `extract`ion);
+//! - `fallback`: what is emitted instead when there are errors;
+//! - `runtime`: the versioned path generated code reaches the runtime through;
+//! - `errors`: the collector that lets every problem be reported at once.
 //!
-//! Every problem is collected and reported at once, each spanned at the offending token, and
-//! the item is still emitted so one mistake does not cascade into unrelated errors.
+//! Every problem is spanned at the offending token and says what to do, and the fallback
+//! keeps one mistake from cascading into unrelated errors.
 
+mod ast;
+mod attr;
 mod errors;
 mod expand;
-mod model;
-mod options;
+mod fallback;
 mod params;
+mod runtime;
+mod validate;
 
 use proc_macro::TokenStream;
 
 /// Turn a function into an agent tool. See `agent_toolkit::tool`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool_fn(attr.into(), item.into()).into()
+    expand::tool(attr.into(), item.into()).into()
 }
 
 /// Turn every `#[tool]` method of an `impl` block into a tool. See `agent_toolkit::tools`.
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tools_impl(attr.into(), item.into()).into()
+    expand::tools(attr.into(), item.into()).into()
 }

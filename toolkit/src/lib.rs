@@ -29,7 +29,13 @@ pub mod toolkit;
 /// `description = ".."` (default: the doc comment; one of the two is required),
 /// `group = ".."` (repeatable), the flags `read_only`, `idempotent`, `destructive`,
 /// `sequential`, `background`, `requires_approval`, and `timeout = "30s"` (`ms`, `s`, `m`,
-/// `h`), `retries = N`. They are stored in [`ToolOptions`].
+/// `h`), `retries = N`. They are stored in [`ToolOptions`]. `read_only` and `destructive`
+/// contradict each other and are refused together; on a `background` tool, `sequential`
+/// makes the job start only after the calls before it in the batch have returned.
+///
+/// `crate = "path"` names the path to this crate for crates that rename it or reach it
+/// through a re-export (`use agent_toolkit as at;` then `#[at::tool(crate = "at")]`), like
+/// serde's `#[serde(crate = "..")]`; the default is `::agent_toolkit`.
 ///
 /// **Parameters**: unmarked parameters are visible to the model and need
 /// `serde::Deserialize + schemars::JsonSchema`; `Option<T>` is not required, and
@@ -69,7 +75,8 @@ pub use agent::{
 /// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
 ///
 /// The methods must take `&self`: the value is shared behind an `Arc` by all calls. Register
-/// the value (or an `Arc` of it) once to register every tool.
+/// the value (or an `Arc` of it) once to register every tool. Each method takes the options
+/// of [`macro@tool`]; the block's only option is `#[tools(crate = "path")]`, for all of them.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -139,128 +146,7 @@ pub mod prelude {
     };
 }
 
-/// Items the macros expand to. Not public API: no stability promise.
+/// The macros' runtime, named after the crate version (the rule is in `private.rs`).
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::args::{ArgErrors, ArgSink, ToolArgs};
-    pub use crate::context::FromToolContext;
-    pub use crate::error::ToolError;
-    pub use crate::schema::{param_schema, schema_generator};
-    pub use crate::tool::{
-        AgentTool, IntoToolOutput, ParamKind, ParamSpec, ToolFuture, ToolOptions, ToolSpec,
-    };
-    pub use crate::toolkit::{IntoTools, ToolSet};
-    pub use schemars::{JsonSchema, SchemaGenerator};
-    pub use serde::de::DeserializeOwned;
-    pub use serde::de::{IgnoredAny, MapAccess};
-    pub use serde_json::Value;
-    pub use std::borrow::Cow;
-    pub use std::boxed::Box;
-    pub use std::option::Option;
-    pub use std::result::Result::{self, Err, Ok};
-    pub use std::string::ToString;
-    pub use std::sync::Arc;
-    pub use std::time::Duration;
-    pub use std::vec::Vec;
-
-    /// A ready future carrying an error, for argument failures found before the tool runs.
-    pub fn ready_err(error: ToolError) -> ToolFuture {
-        Box::pin(std::future::ready(Err(error)))
-    }
-
-    /// The sink of a tool without JSON parameters.
-    pub struct NoArgs;
-
-    impl crate::args::ArgSink for NoArgs {
-        fn accept<'de, A: MapAccess<'de>>(
-            &mut self,
-            _: usize,
-            map: &mut A,
-        ) -> Result<(), A::Error> {
-            map.next_value::<IgnoredAny>().map(drop)
-        }
-        fn present(&self, _: usize) -> bool {
-            false
-        }
-        fn bind(&mut self, _: usize, _: &str) -> bool {
-            false
-        }
-    }
-
-    /// Everything generated code does with a visible parameter's type, behind one trait, so
-    /// a type missing `Deserialize` or `JsonSchema` raises one obligation at every use site
-    /// and the compiler reports it once, on the parameter's type.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be a model-visible tool parameter",
-        label = "needs `serde::Deserialize` and `schemars::JsonSchema`",
-        note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, or hide the parameter with `#[preset]` (bound at registration) or `#[ctx]` (injected from the context)"
-    )]
-    pub trait VisibleParam: Sized {
-        /// Schema of the type.
-        fn schema(generator: &mut SchemaGenerator) -> Value;
-        /// Build-time check of a bound value.
-        fn check(text: &str) -> Result<(), crate::args::TypeMismatch>;
-        /// Fast path: the next map value (`None` for JSON `null`).
-        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error>;
-        /// Fast path: a bound value.
-        fn parse(text: &str) -> Option<Self>;
-        /// Thorough path: the resolved value, if any.
-        fn value(args: &ToolArgs, index: usize) -> Result<Option<Self>, ToolError>;
-        /// Thorough path: the resolved value, which must exist.
-        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError>;
-    }
-
-    impl<T: DeserializeOwned + JsonSchema> VisibleParam for T {
-        fn schema(generator: &mut SchemaGenerator) -> Value {
-            crate::schema::param_schema::<T>(generator)
-        }
-        fn check(text: &str) -> Result<(), crate::args::TypeMismatch> {
-            crate::args::deserialize::<T>(text).map(drop)
-        }
-        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
-            map.next_value::<Option<T>>()
-        }
-        fn parse(text: &str) -> Option<Self> {
-            serde_json::from_str(text).ok()
-        }
-        fn value(args: &ToolArgs, index: usize) -> Result<Option<Self>, ToolError> {
-            args.value(index)
-        }
-        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError> {
-            args.required(index)
-        }
-    }
-
-    /// The same for `#[preset]` parameters, which need only `Deserialize` (no schema).
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be a `#[preset]` parameter",
-        label = "needs `serde::Deserialize`",
-        note = "preset values are given as JSON-serializable values to `.preset(..)` and read back into the parameter's type; derive `serde::Deserialize`"
-    )]
-    pub trait PresetParam: Sized {
-        /// Build-time check of the bound value.
-        fn check(text: &str) -> Result<(), crate::args::TypeMismatch>;
-        /// Fast path: never reached for a hidden parameter (the visitor refuses or skips the
-        /// key first), but the sink's match needs an arm.
-        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error>;
-        /// Fast path: the bound value.
-        fn parse(text: &str) -> Option<Self>;
-        /// Thorough path: the bound value.
-        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError>;
-    }
-
-    impl<T: DeserializeOwned> PresetParam for T {
-        fn check(text: &str) -> Result<(), crate::args::TypeMismatch> {
-            crate::args::deserialize::<T>(text).map(drop)
-        }
-        fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
-            map.next_value::<Option<T>>()
-        }
-        fn parse(text: &str) -> Option<Self> {
-            serde_json::from_str(text).ok()
-        }
-        fn required(args: &ToolArgs, index: usize) -> Result<Self, ToolError> {
-            args.required(index)
-        }
-    }
-}
+#[path = "private.rs"]
+pub mod __private_v0_1_0;
