@@ -3,6 +3,7 @@
 //! return-directly tools, background results, and external (client-side) tools.
 
 mod approval;
+mod background;
 mod external;
 mod groups;
 mod runs;

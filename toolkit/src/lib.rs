@@ -94,7 +94,7 @@ pub use agent::{
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
 pub use args::{ArgPolicy, ArgSink, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
-pub use background::{BackgroundJobs, JobRecord, JobStatus};
+pub use background::{BackgroundJobs, JobId, JobRecord, JobStatus};
 pub use context::{
     CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
     ProgressEvent, ToolContext, ToolEmitter, ToolProgress,

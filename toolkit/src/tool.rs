@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args::ToolArgs;
+use crate::background::JobId;
 use crate::error::{IntoToolError, ToolError};
 
 /// The future a tool returns. Boxed: one allocation per call buys object safety, which lets
@@ -300,6 +301,15 @@ impl ToolResult {
     pub fn is_pending(&self) -> bool {
         self.output()
             .is_some_and(|o| o.metadata.get("background").is_some_and(|v| v == "pending"))
+    }
+
+    /// The background job this result belongs to: set on a background call's pending result
+    /// and on its successful final result (an error result carries no metadata; find its
+    /// record with [`BackgroundJobs::by_call_id`](crate::BackgroundJobs::by_call_id)). Look
+    /// the job up with [`BackgroundJobs::get`](crate::BackgroundJobs::get).
+    pub fn job_id(&self) -> Option<JobId> {
+        self.output()
+            .and_then(|o| JobId::from_metadata(&o.metadata))
     }
 
     /// The text the model should see: the output, or `Error: <message>`.

@@ -21,6 +21,7 @@ pub use external::RunOutcome;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::background::JobId;
 use crate::context::{ContextLayer, ToolContext};
 use crate::exec::ApprovalHook;
 use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
@@ -40,8 +41,9 @@ pub struct ReActAgent {
     return_directly: HashSet<String>,
     managed_groups: Vec<GroupInfo>,
     memory: Vec<Message>,
-    /// Background calls this agent started and has not reported yet.
-    pending_background: Vec<(Arc<str>, String)>,
+    /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
+    /// job id: the model may have used one call id for several of them.
+    pending_background: Vec<JobId>,
     /// A run stopped at calls of external tools, waiting for their results.
     suspended: Option<external::Suspended>,
 }

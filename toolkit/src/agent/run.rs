@@ -120,9 +120,10 @@ impl ReActAgent {
             for result in &results {
                 emit(&events, AgentEvent::ToolResult(result.clone())).await;
                 self.memory.push(Message::tool_result(result));
-                if result.is_pending() {
-                    self.pending_background
-                        .push((result.call_id.clone(), result.name.clone()));
+                if result.is_pending()
+                    && let Some(job) = result.job_id()
+                {
+                    self.pending_background.push(job);
                 }
                 if !result.is_error()
                     && self.return_directly.contains(&result.name)
@@ -198,7 +199,9 @@ impl ReActAgent {
         messages
     }
 
-    /// Tell the model about background calls that finished, and those still running.
+    /// Tell the model about background calls that finished, and those still running. Each
+    /// line names the job as well as the call: a model that reuses call ids gets one line per
+    /// job, never one result in place of another.
     fn report_background(&mut self) {
         if self.pending_background.is_empty() {
             return;
@@ -206,21 +209,20 @@ impl ReActAgent {
         let jobs = self.toolkit.background();
         let mut finished = Vec::new();
         let mut running = Vec::new();
-        for (id, name) in std::mem::take(&mut self.pending_background) {
-            match jobs.get(&id) {
-                Some(record) if record.status != JobStatus::Pending => {
-                    let text = record
-                        .result
-                        .as_ref()
-                        .map(|r| r.model_text().into_owned())
-                        .unwrap_or_default();
-                    finished.push(format!("- call {id} ({name}) finished: {text}"));
+        for job in std::mem::take(&mut self.pending_background) {
+            let Some(record) = jobs.get(job) else {
+                continue;
+            };
+            let (id, name) = (&record.call.id, &record.call.name);
+            match &record.result {
+                Some(result) if record.status != JobStatus::Pending => {
+                    let text = result.model_text();
+                    finished.push(format!("- call {id} ({name}, job {job}) finished: {text}"));
                 }
-                Some(_) => {
-                    running.push(format!("- call {id} ({name})"));
-                    self.pending_background.push((id, name));
+                _ => {
+                    running.push(format!("- call {id} ({name}, job {job})"));
+                    self.pending_background.push(job);
                 }
-                None => {}
             }
         }
         if finished.is_empty() && running.is_empty() {
