@@ -6,5 +6,6 @@ mod approval;
 mod background;
 mod external;
 mod groups;
+mod info;
 mod runs;
 mod tools;

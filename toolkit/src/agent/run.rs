@@ -14,7 +14,7 @@ use super::events::{AgentError, AgentEvent, ApprovalResponder};
 use super::external::{RunOutcome, Suspended, Turns};
 use super::groups::META_TOOL;
 use crate::background::JobStatus;
-use crate::context::ToolContext;
+use crate::context::{AgentInfo, ContextLayer, ToolContext};
 use crate::definition::ToolDefinition;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
@@ -80,6 +80,16 @@ impl ReActAgent {
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
+            // In the agent layer, so a value put in the call context still wins over it.
+            let ctx = ctx.clone().with_in(
+                ContextLayer::Agent,
+                AgentInfo {
+                    name: self.name.clone(),
+                    id: self.id.clone(),
+                    run_id: turns.run_id.clone(),
+                    iteration,
+                },
+            );
 
             // One snapshot per turn: what the model is shown is what it may call.
             let snapshot = self.toolkit.snapshot();
