@@ -18,6 +18,7 @@ pub mod model;
 pub mod schema;
 pub mod tool;
 pub mod toolkit;
+mod validate;
 
 /// Turn a function into an agent tool.
 ///
