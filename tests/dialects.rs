@@ -220,7 +220,7 @@ fn every_dialect_produces_a_valid_2020_12_schema_accepting_full_arguments() {
         let parameters = dialect.parameters(&canonical);
         let errors: Vec<String> = validator(&parameters)
             .iter_errors(&arguments)
-            .map(|e| format!("{} at {}", e, e.instance_path))
+            .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{dialect:?}: {errors:?}");
     }

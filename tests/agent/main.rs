@@ -1,9 +1,17 @@
 //! Integration tests of the ReAct agent with the scripted model: full runs, the event stream,
 //! memory, budgets and limits, per-turn tool snapshots, agent-managed groups, approval,
-//! return-directly tools, background results, and external (client-side) tools.
+//! return-directly tools, background results (also with reused call ids), external
+//! (client-side) tools, the agent info tools receive, and argument checks of hand-written tools.
 
 mod approval;
+mod background;
 mod external;
 mod groups;
+mod hand_written;
+mod info;
 mod runs;
 mod tools;
+
+/// The hand-written tool of seeds/002, shared with the core tests.
+#[path = "../core/calculator.rs"]
+mod calculator;

@@ -329,9 +329,9 @@ async fn background_results_are_fed_into_a_later_turn() {
                     let pending = texts
                         .iter()
                         .any(|t| t.contains("is running in the background"));
-                    let listed = texts
-                        .last()
-                        .is_some_and(|t| t.contains("Still running:\n- call call_1_0 (reindex)"));
+                    let listed = texts.last().is_some_and(|t| {
+                        t.contains("Still running:\n- call call_1_0 (reindex, job 1)")
+                    });
                     (pending && listed)
                         .then_some(())
                         .ok_or(format!("{texts:?}"))
@@ -346,7 +346,11 @@ async fn background_results_are_fed_into_a_later_turn() {
                         .rev()
                         .find(|m| m.content.starts_with("[background tools]"));
                     match note {
-                        Some(m) if m.content.contains("(reindex) finished: index rebuilt") => {
+                        Some(m)
+                            if m.content.contains(
+                                "- call call_1_0 (reindex, job 1) finished: index rebuilt",
+                            ) =>
+                        {
                             Ok(())
                         }
                         other => Err(format!("no background note: {other:?}")),

@@ -1,7 +1,9 @@
 //! Integration tests of the core: macros, schemas, the Toolkit, the precedence rule, groups,
-//! results and errors, and bad input. One test binary, one module per concern.
+//! results and errors, bad input, and schema checks of tools that do not parse their own
+//! arguments. One test binary, one module per concern.
 
 mod bad_input;
+mod calculator;
 mod fast_path;
 mod fixtures;
 mod groups;
@@ -10,6 +12,7 @@ mod precedence;
 mod results;
 mod schemas;
 mod toolkit;
+mod validation;
 
 use agent_toolkit::prelude::*;
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{JobStatus, ToolErrorKind};
+use agent_toolkit::{JobId, JobStatus, ToolErrorKind};
 use futures::StreamExt;
 
 use super::tools::*;
@@ -31,7 +31,7 @@ async fn a_background_call_answers_at_once_and_reports_later() {
     assert!(
         pending
             .model_text()
-            .contains("running in the background (call id j1)")
+            .contains("running in the background (call id j1, job ")
     );
     let failing = kit.call(job("j2", 10, true), &ctx).await;
     assert!(failing.is_pending());
@@ -55,12 +55,11 @@ async fn a_background_call_answers_at_once_and_reports_later() {
     assert!(ledger.pending().is_empty());
     assert_eq!(ledger.finished().len(), 1);
     assert_eq!(ledger.failed().len(), 1);
-    assert_eq!(ledger.get("j1").unwrap().status, JobStatus::Finished);
-    assert_eq!(ledger.get("j1").unwrap().call.name, "long_job");
-    assert_eq!(
-        ledger.get("j1").unwrap().call.arguments,
-        r#"{"ms": 60, "fail": false}"#
-    );
+    let j1 = ledger.get(pending.job_id().unwrap()).unwrap();
+    assert_eq!(j1.status, JobStatus::Finished);
+    assert_eq!(j1.call.name, "long_job");
+    assert_eq!(j1.call.arguments, r#"{"ms": 60, "fail": false}"#);
+    assert_eq!(ledger.by_call_id("j1").len(), 1);
     let taken: Vec<_> = ledger
         .take_finished()
         .iter()
@@ -87,7 +86,7 @@ async fn bad_arguments_are_answered_now_not_queued() {
         )
         .await;
     assert_eq!(r.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
-    assert!(kit.background().get("j").is_none());
+    assert!(kit.background().by_call_id("j").is_empty());
 }
 
 #[tokio::test]
@@ -173,10 +172,122 @@ async fn shutdown_cancels_running_jobs_and_reports_them() {
 async fn drain_waits_for_jobs_to_finish() {
     let probe = Arc::new(Probe::default());
     let kit = kit(&probe).build().unwrap();
-    kit.call(job("d1", 30, false), &ToolContext::new()).await;
+    let pending = kit.call(job("d1", 30, false), &ToolContext::new()).await;
     kit.background().drain().await;
     assert_eq!(
-        kit.background().get("d1").unwrap().status,
+        kit.background()
+            .get(pending.job_id().unwrap())
+            .unwrap()
+            .status,
         JobStatus::Finished
     );
+}
+
+/// Local model servers number calls per turn (`call_0` every time), so a model reuses ids: two
+/// background calls with one id are two jobs, and neither result may be lost.
+#[tokio::test]
+async fn a_reused_call_id_loses_no_result() {
+    let probe = Arc::new(Probe::default());
+    let delivered: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = delivered.clone();
+    let kit = kit(&probe)
+        .register_as("other_job", LongJob)
+        .on_tool_result(move |r| sink.lock().unwrap().push(r.model_text().into_owned()))
+        .build()
+        .unwrap();
+    let mut stream = Box::pin(kit.background().results());
+    let ctx = ToolContext::new();
+
+    // The same tool twice, then another tool, all with the id `call_0`; the first is still
+    // running when the others are submitted.
+    let first = kit.call(job("call_0", 80, false), &ctx).await;
+    let second = kit.call(job("call_0", 10, false), &ctx).await;
+    let other = kit
+        .call(
+            ToolCall::new("call_0", "other_job", r#"{"ms": 40, "fail": true}"#),
+            &ctx,
+        )
+        .await;
+    for pending in [&first, &second, &other] {
+        assert!(pending.is_pending(), "{}", pending.model_text());
+    }
+    assert_eq!(kit.background().pending().len(), 3, "three jobs, not one");
+
+    let mut streamed = Vec::new();
+    for _ in 0..3 {
+        let r = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("every job reports on the stream")
+            .unwrap();
+        streamed.push(format!("{} {}", r.name, r.model_text()));
+    }
+    streamed.sort();
+    assert_eq!(
+        streamed,
+        [
+            "long_job job done after 10",
+            "long_job job done after 80",
+            "other_job Error: job failed",
+        ]
+    );
+    kit.background().drain().await;
+
+    let ledger = kit.background();
+    assert_eq!(ledger.finished().len(), 2);
+    assert_eq!(ledger.failed().len(), 1);
+    let taken: Vec<String> = ledger
+        .take_finished()
+        .iter()
+        .map(|r| format!("{} {} {}", r.call_id, r.name, r.model_text()))
+        .collect();
+    assert_eq!(
+        taken,
+        [
+            "call_0 long_job job done after 80",
+            "call_0 long_job job done after 10",
+            "call_0 other_job Error: job failed",
+        ],
+        "every result once, oldest submission first"
+    );
+    assert!(ledger.take_finished().is_empty());
+    let mut seen = delivered.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "Error: job failed",
+            "job done after 10",
+            "job done after 80"
+        ],
+        "every callback ran"
+    );
+
+    // Each pending result names its own job; the records keep their calls.
+    let ids: Vec<JobId> = [&first, &second, &other]
+        .iter()
+        .map(|r| r.job_id().expect("a pending result carries its job id"))
+        .collect();
+    assert!(ids[0] < ids[1] && ids[1] < ids[2], "{ids:?}");
+    assert!(
+        second
+            .model_text()
+            .contains(&format!("(call id call_0, job {})", ids[1]))
+    );
+    let records = ledger.by_call_id("call_0");
+    assert_eq!(
+        records.iter().map(|r| r.id).collect::<Vec<_>>(),
+        ids,
+        "every job of the id, oldest first"
+    );
+    let second_record = ledger.get(ids[1]).unwrap();
+    assert_eq!(second_record.call.arguments, r#"{"ms": 10, "fail": false}"#);
+    let result = second_record.result.unwrap();
+    assert_eq!(result.model_text(), "job done after 10");
+    assert_eq!(
+        result.job_id(),
+        Some(ids[1]),
+        "a finished result names its job"
+    );
+    assert_eq!(ledger.get(ids[2]).unwrap().status, JobStatus::Failed);
+    assert_eq!(ledger.get(ids[2]).unwrap().call.name, "other_job");
 }

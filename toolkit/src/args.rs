@@ -13,7 +13,9 @@
 //!    error naming the parameter and type for hidden ones.
 //!
 //! Arguments are parsed once into borrowed raw slices (no `Value` tree), so the cost over a
-//! direct `serde_json::from_str` into a struct is one scan of the keys.
+//! direct `serde_json::from_str` into a struct is one scan of the keys. Tools that do not parse
+//! their own arguments also get them checked against their input schema (the `validate`
+//! feature), in the same pass and the same error.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -26,6 +28,7 @@ use serde_json::value::RawValue;
 use crate::context::{FromToolContext, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ParamKind, TypeCheck};
+use crate::validate::{self, ArgSchema};
 
 /// What happens when the model sends a value for a hidden (preset or context) parameter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,6 +99,9 @@ pub(crate) struct ParamPlan {
     pub(crate) dynamic: bool,
     /// The tool parses its own arguments (see [`ToolSpec::self_parsing`](crate::ToolSpec)).
     pub(crate) self_parsing: bool,
+    /// The compiled input schema, for tools that do not parse their own arguments (see
+    /// `crate::validate`); `None` when nothing needs checking.
+    pub(crate) schema: Option<Arc<ArgSchema>>,
 }
 
 /// Resolved slots exist only on the thorough path, so they live on the heap.
@@ -191,12 +197,23 @@ impl ToolArgs {
         })
     }
 
-    /// Apply the precedence rule key by key and report every problem (the thorough path).
-    /// Done by the toolkit before the tool runs, except for `#[tool]`-generated tools, which
-    /// try [`fast`](Self::fast) first and call this only when it fails.
+    /// Apply the precedence rule key by key and report every problem (the thorough path);
+    /// for tools that do not parse their own arguments, also check the model's values against
+    /// the input schema (`validate` feature). Done by the toolkit before the tool runs, except
+    /// for `#[tool]`-generated tools, which try [`fast`](Self::fast) first and call this only
+    /// when it fails.
     pub fn resolve_slots(&mut self) -> Result<(), ToolError> {
         if !self.resolved {
-            self.slots = collect_slots(&self.plan, &self.text, &self.policy)?;
+            let slots = collect_slots(&self.plan, &self.text, &self.policy)?;
+            let problems = schema_problems(&self.plan, &self.text, &slots)?;
+            if !problems.is_empty() {
+                return Err(combine(
+                    &self.plan.tool,
+                    problems,
+                    ToolErrorKind::InvalidArguments,
+                ));
+            }
+            self.slots = slots;
             self.resolved = true;
         }
         Ok(())
@@ -426,6 +443,33 @@ pub(crate) fn resolve(
     Ok(args)
 }
 
+/// What the tool's input schema says about the model's values (see [`validate`]); an error
+/// when the schema cannot be used.
+fn schema_problems(plan: &ParamPlan, text: &str, slots: &[Slot]) -> Result<Vec<String>, ToolError> {
+    let Some(schema) = &plan.schema else {
+        return Ok(Vec::new());
+    };
+    let values = plan
+        .params
+        .iter()
+        .zip(slots)
+        .filter_map(|(param, slot)| match (*slot, param.check) {
+            (Slot::Model(start, end), None) => {
+                Some((&*param.name, &text[start as usize..end as usize]))
+            }
+            _ => None,
+        })
+        .collect();
+    validate::check(
+        schema,
+        validate::Target {
+            tool: &plan.tool,
+            text,
+            values,
+        },
+    )
+}
+
 /// The type mismatches of the model's values, described per parameter.
 fn type_problems(plan: &ParamPlan, text: &str, slots: &[Slot]) -> Vec<String> {
     plan.params
@@ -509,8 +553,10 @@ fn collect_slots(plan: &ParamPlan, text: &str, policy: &ArgPolicy) -> Result<Slo
 
     if !problems.is_empty() {
         // Only on the failure path: type-check the values that are present too, so the model
-        // hears about every problem in one round trip.
+        // hears about every problem in one round trip. (A schema that cannot be used is
+        // reported once the arguments are otherwise right.)
         problems.extend(type_problems(plan, text, &slots));
+        problems.extend(schema_problems(plan, text, &slots).unwrap_or_default());
         if plan.params.iter().any(|p| !p.hidden && p.kind.is_json()) {
             let expected = plan
                 .params

@@ -1,5 +1,5 @@
 //! Background tools: a bounded task queue owned by the toolkit, and a ledger of every
-//! background call by call id.
+//! background call, one record per job.
 //!
 //! A call of a `#[tool(background)]` tool is validated, submitted, and answered at once with a
 //! *pending* result; the tool then runs on its own tokio task through the same stack as any
@@ -9,17 +9,33 @@
 //! with [`take_finished`](BackgroundJobs::take_finished) and lists the
 //! [`pending`](BackgroundJobs::pending) ones to the model.
 //!
+//! **Records are keyed by [`JobId`], not by call id.** Call ids are chosen by the model, and
+//! models reuse them: local model servers commonly number calls per turn, so `call_0` comes
+//! back every turn. A call whose id is already in the ledger — even one still running — is
+//! accepted and becomes a job of its own; nothing is overwritten and every result is delivered.
+//! (Within one batch a repeated id is still refused, by [`Toolkit::call_all`](crate::Toolkit::call_all):
+//! the model could not tell the two results apart in the same turn.) Each record keeps its
+//! call; [`get`](BackgroundJobs::get) finds a job by its id, [`by_call_id`](BackgroundJobs::by_call_id)
+//! lists every job a call id was used for. The pending result and the job's successful result
+//! carry the job id in their metadata ([`ToolResult::job_id`](crate::ToolResult::job_id)).
+//!
 //! Shutting down: [`shutdown`](BackgroundJobs::shutdown) **cancels** the jobs still running
 //! (each ends with a `Cancelled` result, recorded and reported like any other) and waits for
 //! their tasks to end; [`drain`](BackgroundJobs::drain) waits for them to finish instead.
 //! A toolkit dropped without either leaves its jobs running to completion.
+//!
+//! The ledger keeps every record for the toolkit's lifetime (results handed out by
+//! `take_finished` are marked, not removed).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use serde_json::Value;
 use tokio::sync::{Semaphore, broadcast};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -28,6 +44,33 @@ use crate::tool::{ToolCall, ToolResult};
 
 /// A callback run for every finished background call.
 pub type ResultCallback = Arc<dyn Fn(&ToolResult) + Send + Sync>;
+
+/// The metadata key under which a background result carries its [`JobId`] (a number).
+pub(crate) const JOB_ID_KEY: &str = "background_job";
+
+/// Identifies one background job in its toolkit's ledger: unique per toolkit, given in
+/// submission order (a later job has a larger id). Unlike a call id, which the model chooses
+/// and may reuse, a job id never repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(u64);
+
+impl JobId {
+    /// The id as a number (what the result metadata holds).
+    pub fn get(self) -> u64 {
+        self.0
+    }
+
+    /// The job id in a result's metadata, if it has one.
+    pub(crate) fn from_metadata(metadata: &serde_json::Map<String, Value>) -> Option<JobId> {
+        metadata.get(JOB_ID_KEY).and_then(Value::as_u64).map(JobId)
+    }
+}
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// Where a background call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,10 +83,12 @@ pub enum JobStatus {
     Failed,
 }
 
-/// What the ledger knows about one background call.
+/// What the ledger knows about one background job.
 #[derive(Clone, Debug)]
 pub struct JobRecord {
-    /// The call as the model made it.
+    /// The job's id.
+    pub id: JobId,
+    /// The call as the model made it (its id is not unique: see the module docs).
     pub call: ToolCall,
     /// Where it is.
     pub status: JobStatus,
@@ -61,7 +106,9 @@ pub struct BackgroundJobs {
     capacity: usize,
     tracker: TaskTracker,
     shutdown: CancellationToken,
-    ledger: Mutex<HashMap<Arc<str>, JobRecord>>,
+    /// Ordered by job id, which is submission order.
+    ledger: Mutex<BTreeMap<JobId, JobRecord>>,
+    next_id: AtomicU64,
     callbacks: Vec<ResultCallback>,
     events: broadcast::Sender<ToolResult>,
 }
@@ -82,7 +129,8 @@ impl BackgroundJobs {
             capacity,
             tracker: TaskTracker::new(),
             shutdown: CancellationToken::new(),
-            ledger: Mutex::new(HashMap::new()),
+            ledger: Mutex::new(BTreeMap::new()),
+            next_id: AtomicU64::new(1),
             callbacks,
             events: broadcast::channel(1024).0,
         }
@@ -106,19 +154,23 @@ impl BackgroundJobs {
         self.shutdown.child_token()
     }
 
-    /// Record a submitted call and start `job` on the runtime of `handle`.
+    /// Record a submitted call as a new job, start `job` on the runtime of `handle`, and
+    /// return the job's id.
     pub(crate) fn start<F>(
         self: &Arc<Self>,
         handle: &tokio::runtime::Handle,
         call: ToolCall,
         permit: tokio::sync::OwnedSemaphorePermit,
         job: F,
-    ) where
+    ) -> JobId
+    where
         F: std::future::Future<Output = ToolResult> + Send + 'static,
     {
+        let id = JobId(self.next_id.fetch_add(1, Ordering::Relaxed));
         self.lock().insert(
-            call.id.clone(),
+            id,
             JobRecord {
+                id,
                 call,
                 status: JobStatus::Pending,
                 result: None,
@@ -131,14 +183,18 @@ impl BackgroundJobs {
             async move {
                 let result = job.await;
                 drop(permit);
-                jobs.finish(result);
+                jobs.finish(id, result);
             },
             handle,
         );
+        id
     }
 
-    fn finish(&self, result: ToolResult) {
-        if let Some(record) = self.lock().get_mut(&result.call_id) {
+    fn finish(&self, id: JobId, mut result: ToolResult) {
+        if let Ok(output) = &mut result.outcome {
+            output.metadata.insert(JOB_ID_KEY.into(), Value::from(id.0));
+        }
+        if let Some(record) = self.lock().get_mut(&id) {
             record.status = if result.is_error() {
                 JobStatus::Failed
             } else {
@@ -150,20 +206,30 @@ impl BackgroundJobs {
             // A failing callback must not take the job's result down with it.
             if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&result))).is_err()
             {
-                tracing::error!(call_id = %result.call_id, "an on_tool_result callback panicked");
+                tracing::error!(call_id = %result.call_id, job = id.0, "an on_tool_result callback panicked");
             }
         }
         // No subscriber is fine: the ledger keeps the result.
         let _ = self.events.send(result);
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, JobRecord>> {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<JobId, JobRecord>> {
         self.ledger.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The record of one background call.
-    pub fn get(&self, call_id: &str) -> Option<JobRecord> {
-        self.lock().get(call_id).cloned()
+    /// The record of one job.
+    pub fn get(&self, job: JobId) -> Option<JobRecord> {
+        self.lock().get(&job).cloned()
+    }
+
+    /// Every job submitted with this call id, oldest first: models reuse ids, so there may be
+    /// several (a linear scan of the ledger).
+    pub fn by_call_id(&self, call_id: &str) -> Vec<JobRecord> {
+        self.lock()
+            .values()
+            .filter(|r| &*r.call.id == call_id)
+            .cloned()
+            .collect()
     }
 
     /// Calls still running, oldest first.
@@ -182,30 +248,24 @@ impl BackgroundJobs {
     }
 
     fn with_status(&self, status: JobStatus) -> Vec<JobRecord> {
-        let mut records: Vec<JobRecord> = self
-            .lock()
+        self.lock()
             .values()
             .filter(|r| r.status == status)
             .cloned()
-            .collect();
-        records.sort_by_key(|r| r.submitted);
-        records
+            .collect()
     }
 
-    /// Results of finished calls (output or error) not handed out before, oldest first; each
-    /// is handed out once. This is how an agent feeds them into its next turn.
+    /// Results of finished jobs (output or error) not handed out before, oldest submission
+    /// first; each is handed out once. This is how an agent feeds them into its next turn.
     pub fn take_finished(&self) -> Vec<ToolResult> {
-        let mut ledger = self.lock();
-        let mut taken: Vec<(Instant, ToolResult)> = ledger
+        self.lock()
             .values_mut()
             .filter(|r| !r.taken && r.status != JobStatus::Pending)
             .filter_map(|r| {
                 r.taken = true;
-                r.result.clone().map(|res| (r.submitted, res))
+                r.result.clone()
             })
-            .collect();
-        taken.sort_by_key(|(t, _)| *t);
-        taken.into_iter().map(|(_, r)| r).collect()
+            .collect()
     }
 
     /// Every result from now on, as jobs finish. A subscriber that falls more than 1024 results

@@ -4,7 +4,7 @@
 //! call's context shadows one of the same type in the agent's, which shadows the toolkit's.
 //! Parameters marked `#[ctx]` are filled through [`FromToolContext`], a small trait anyone can
 //! implement, the way axum's `FromRequestParts` works; [`Ctx<T>`], [`ToolEmitter`],
-//! [`CallInfo`] and [`CancellationToken`] are ordinary implementations of it.
+//! [`CallInfo`], [`AgentInfo`] and [`CancellationToken`] are ordinary implementations of it.
 
 use std::any::{Any, TypeId, type_name};
 use std::fmt;
@@ -264,7 +264,7 @@ impl ContextRejection {
     message = "`{Self}` cannot be injected into a tool as a `#[ctx]` parameter",
     label = "not a context extractor",
     note = "use `Ctx<{Self}>` to inject a value put into the context, or implement `FromToolContext` for `{Self}`",
-    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `CancellationToken`, `ToolContext`, and `Option<E>` of any extractor"
+    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `AgentInfo`, `CancellationToken`, `ToolContext`, and `Option<E>` of any extractor"
 )]
 pub trait FromToolContext: Sized {
     /// Extract the value, or say what is missing.
@@ -334,6 +334,50 @@ impl FromToolContext for CallInfo {
             missing: "CallInfo".into(),
             hint: "CallInfo exists only while the toolkit runs a call".into(),
         })
+    }
+}
+
+/// Which agent is running the call — the agent reference of a tool (AgentScope's
+/// `getAgentName(Agent agent)`): its name and id, the run, and the step.
+///
+/// A [`ReActAgent`](crate::ReActAgent) puts one into its context layer for every step, so any
+/// tool it runs can take `#[ctx] agent: AgentInfo`. A call made outside an agent
+/// ([`Toolkit::call`](crate::Toolkit::call)) has none and fails with a
+/// [`MissingContext`](crate::ToolErrorKind::MissingContext) error; a tool that may run either
+/// way takes `#[ctx] agent: Option<AgentInfo>`. Like any context value it follows the layer
+/// order: one put in the call context wins over the agent's, the agent's over the toolkit's.
+///
+/// ```
+/// use agent_toolkit::prelude::*;
+///
+/// /// Say who is asking.
+/// #[tool]
+/// fn whoami(#[ctx] agent: AgentInfo) -> String {
+///     format!("{} (step {} of run {})", agent.name, agent.iteration, agent.run_id)
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentInfo {
+    /// The agent's name ([`ReActAgentBuilder::name`](crate::ReActAgentBuilder::name); `"agent"`
+    /// by default). Several agents may share a name.
+    pub name: Arc<str>,
+    /// The agent's id, unique per agent instance ([`ReActAgent::id`](crate::ReActAgent::id)).
+    pub id: Arc<str>,
+    /// The run's id, unique per `run`, `run_stream` or `run_with_external_tools` call; a run
+    /// continued with `resume_with_results` keeps its id.
+    pub run_id: Arc<str>,
+    /// The model turn of the run whose calls are running (1-based).
+    pub iteration: usize,
+}
+
+impl FromToolContext for AgentInfo {
+    fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
+        ctx.get::<AgentInfo>()
+            .map(|info| (*info).clone())
+            .ok_or_else(|| ContextRejection {
+                missing: "AgentInfo".into(),
+                hint: "AgentInfo is supplied only to tools run by a ReActAgent, and this call was made outside one (e.g. with Toolkit::call); take `Option<AgentInfo>` in a tool that may run either way".into(),
+            })
     }
 }
 

@@ -261,6 +261,17 @@ pub enum ConfigError {
         /// Why it is refused.
         reason: String,
     },
+    /// A hand-written tool declares an input schema that does not compile, so its arguments
+    /// could not be checked.
+    #[error(
+        "tool `{tool}`: the input schema is not a valid JSON Schema ({reason}); fix the schema the tool declares"
+    )]
+    InvalidInputSchema {
+        /// Tool name.
+        tool: String,
+        /// What the schema compiler said.
+        reason: String,
+    },
     /// A registration option was used before any tool was registered.
     #[error(
         "{0}(..) was called before any `.register(..)`; it applies to the tools registered just before it"

@@ -18,6 +18,7 @@ pub mod model;
 pub mod schema;
 pub mod tool;
 pub mod toolkit;
+mod validate;
 
 /// Turn a function into an agent tool.
 ///
@@ -43,7 +44,7 @@ pub mod toolkit;
 /// with a default. `#[arg(rename = "..", description = "..")]` or a `///` comment on the
 /// parameter set its wire name and description. Hidden parameters: `#[preset]` (bound with
 /// [`ToolkitBuilder::preset`]; the build fails if it is not) and `#[ctx]` (any
-/// [`FromToolContext`] type, e.g. [`Ctx<T>`], [`ToolEmitter`], [`CallInfo`],
+/// [`FromToolContext`] type, e.g. [`Ctx<T>`], [`ToolEmitter`], [`CallInfo`], [`AgentInfo`],
 /// [`CancellationToken`]).
 ///
 /// **Returns**: anything [`IntoToolOutput`]. Mistakes are compile errors at the offending
@@ -101,9 +102,9 @@ pub use agent::{
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
 pub use args::{ArgPolicy, ArgSink, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
-pub use background::{BackgroundJobs, JobRecord, JobStatus};
+pub use background::{BackgroundJobs, JobId, JobRecord, JobStatus};
 pub use context::{
-    CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
+    AgentInfo, CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
     ProgressEvent, ToolContext, ToolEmitter, ToolProgress,
 };
 pub use definition::{ToolAnnotations, ToolDefinition};
@@ -139,10 +140,10 @@ pub use serde_json;
 /// Everything a tool author needs: `use agent_toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AgentEvent, AgentTool, ApprovalDecision, ApprovalRequest, CallInfo, CancellationToken,
-        ChatModel, Ctx, Dialect, FromToolContext, HiddenArgs, Json, ReActAgent, RetryPolicy,
-        ScriptedModel, ScriptedTurn, ToolCall, ToolChoice, ToolContext, ToolDefinition,
-        ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool, tools,
+        AgentEvent, AgentInfo, AgentTool, ApprovalDecision, ApprovalRequest, CallInfo,
+        CancellationToken, ChatModel, Ctx, Dialect, FromToolContext, HiddenArgs, Json, ReActAgent,
+        RetryPolicy, ScriptedModel, ScriptedTurn, ToolCall, ToolChoice, ToolContext,
+        ToolDefinition, ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool, tools,
     };
 }
 

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::args::ToolArgs;
+use crate::background::JobId;
 use crate::error::{IntoToolError, ToolError};
 
 /// The future a tool returns. Boxed: one allocation per call buys object safety, which lets
@@ -25,6 +26,8 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// `#[tool]` and `#[tools]` implement it for you. Implement it by hand for tools whose
 /// parameters are only known at run time (imported or remote tools): declare
 /// [`ToolSpec::input_schema`] and read the whole argument object with [`ToolArgs::raw`].
+/// With the `validate` feature (on by default) the toolkit checks the arguments against that
+/// schema before calling the tool, so `call` only sees arguments that fit it.
 pub trait AgentTool: Send + Sync + 'static {
     /// What the tool is: name, description, parameters, options. Called once per registration.
     fn spec(&self) -> ToolSpec;
@@ -81,7 +84,9 @@ pub struct ParamSpec {
     pub schema: Value,
     /// The Rust type, for error messages.
     pub rust_type: &'static str,
-    /// Type check for values bound at registration.
+    /// Type check for values bound at registration and, in hand-written tools, for the
+    /// model's values. Without one, the model's value is checked against
+    /// [`schema`](Self::schema) instead (`validate` feature).
     pub check: Option<TypeCheck>,
 }
 
@@ -123,15 +128,16 @@ pub struct ToolSpec {
     /// Shared `$defs` referenced by the parameter schemas.
     pub defs: Map<String, Value>,
     /// For tools without declared parameters: the whole input schema, passed through as-is.
-    /// The toolkit then hands the model's whole argument object to the tool.
+    /// The toolkit then hands the model's whole argument object to the tool, once it fits
+    /// this schema (`validate` feature).
     pub input_schema: Option<Value>,
     /// JSON Schema of the structured output, if any.
     pub output_schema: Option<Value>,
     /// Options.
     pub options: ToolOptions,
     /// The tool parses its arguments itself with [`ToolArgs::fast`], falling back to
-    /// [`ToolArgs::resolve_slots`]; the toolkit then does not resolve them up front. Set by
-    /// `#[tool]`; leave `false` in hand-written tools.
+    /// [`ToolArgs::resolve_slots`]; the toolkit then does not resolve them up front, nor check
+    /// them against the schema. Set by `#[tool]`; leave `false` in hand-written tools.
     pub self_parsing: bool,
 }
 
@@ -300,6 +306,15 @@ impl ToolResult {
     pub fn is_pending(&self) -> bool {
         self.output()
             .is_some_and(|o| o.metadata.get("background").is_some_and(|v| v == "pending"))
+    }
+
+    /// The background job this result belongs to: set on a background call's pending result
+    /// and on its successful final result (an error result carries no metadata; find its
+    /// record with [`BackgroundJobs::by_call_id`](crate::BackgroundJobs::by_call_id)). Look
+    /// the job up with [`BackgroundJobs::get`](crate::BackgroundJobs::get).
+    pub fn job_id(&self) -> Option<JobId> {
+        self.output()
+            .and_then(|o| JobId::from_metadata(&o.metadata))
     }
 
     /// The text the model should see: the output, or `Error: <message>`.

@@ -9,6 +9,7 @@
 //! external tools again.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::ReActAgent;
 use super::events::AgentError;
@@ -26,8 +27,10 @@ pub enum RunOutcome {
     ToolCalls(Vec<ToolCall>),
 }
 
-/// Where a run is: the next iteration and the per-tool argument-error counts.
+/// Where a run is: its id, the next iteration and the per-tool argument-error counts.
 pub(super) struct Turns {
+    /// The run's id, kept when a suspended run is resumed.
+    pub(super) run_id: Arc<str>,
     /// The next iteration (1-based).
     pub(super) next: usize,
     /// Index in memory of the run's first message, for the transcript of a failed run.
@@ -42,6 +45,7 @@ impl Turns {
         let run_start = agent.memory.len();
         agent.memory.push(Message::user(input));
         Turns {
+            run_id: super::new_id(),
             next: 1,
             run_start,
             failures: HashMap::new(),

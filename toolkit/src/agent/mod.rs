@@ -21,13 +21,19 @@ pub use external::RunOutcome;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::background::JobId;
 use crate::context::{ContextLayer, ToolContext};
 use crate::exec::ApprovalHook;
 use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
 use crate::toolkit::{GroupInfo, Toolkit};
 
 /// A ReAct agent. Build one with [`ReActAgent::builder`].
+///
+/// An agent has a name (given to the builder) and an id made when it is built; tools it runs
+/// receive both, with the run and the step, as [`AgentInfo`](crate::AgentInfo).
 pub struct ReActAgent {
+    name: Arc<str>,
+    id: Arc<str>,
     model: Arc<dyn ChatModel>,
     toolkit: Toolkit,
     system_prompt: Option<String>,
@@ -40,8 +46,9 @@ pub struct ReActAgent {
     return_directly: HashSet<String>,
     managed_groups: Vec<GroupInfo>,
     memory: Vec<Message>,
-    /// Background calls this agent started and has not reported yet.
-    pending_background: Vec<(Arc<str>, String)>,
+    /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
+    /// job id: the model may have used one call id for several of them.
+    pending_background: Vec<JobId>,
     /// A run stopped at calls of external tools, waiting for their results.
     suspended: Option<external::Suspended>,
 }
@@ -49,6 +56,8 @@ pub struct ReActAgent {
 impl std::fmt::Debug for ReActAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReActAgent")
+            .field("name", &self.name)
+            .field("id", &self.id)
             .field("model", &self.model.name())
             .field("max_iterations", &self.max_iterations)
             .field("memory", &self.memory.len())
@@ -60,6 +69,7 @@ impl ReActAgent {
     /// Start building an agent around `model`.
     pub fn builder(model: impl ChatModel) -> ReActAgentBuilder {
         ReActAgentBuilder {
+            name: None,
             model: Arc::new(model),
             toolkit: None,
             system_prompt: None,
@@ -73,6 +83,18 @@ impl ReActAgent {
             return_directly: HashSet::new(),
             managed_groups: Vec::new(),
         }
+    }
+
+    /// The agent's name ([`ReActAgentBuilder::name`]; `"agent"` by default).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The agent's id: a random 128-bit value written as a UUID (version 4), made when the
+    /// agent is built, so two agents never share one even when they share a name. Not a
+    /// secret: it comes from a fast, non-cryptographic generator.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 
     /// The conversation so far (without the system prompt).
@@ -92,9 +114,29 @@ impl ReActAgent {
     }
 }
 
+/// The name of an agent built without [`ReActAgentBuilder::name`].
+const DEFAULT_NAME: &str = "agent";
+
+/// A random 128-bit id in the UUID version 4 text form: ids of agents and of runs.
+pub(crate) fn new_id() -> Arc<str> {
+    let (high, low) = (fastrand::u64(..), fastrand::u64(..));
+    // Version 4 and the RFC 4122 variant, so the text is a well-formed UUID.
+    let high = (high & !0xf000) | 0x4000;
+    let low = (low & !(0b11 << 62)) | (0b10 << 62);
+    Arc::from(format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        high >> 32,
+        (high >> 16) & 0xffff,
+        high & 0xffff,
+        low >> 48,
+        low & 0xffff_ffff_ffff
+    ))
+}
+
 /// Builds a [`ReActAgent`].
 #[must_use = "call .build() to get the agent"]
 pub struct ReActAgentBuilder {
+    name: Option<String>,
     model: Arc<dyn ChatModel>,
     toolkit: Option<Toolkit>,
     system_prompt: Option<String>,
@@ -110,6 +152,13 @@ pub struct ReActAgentBuilder {
 }
 
 impl ReActAgentBuilder {
+    /// The agent's name, which tools receive in [`AgentInfo`](crate::AgentInfo) (default
+    /// `"agent"`). Names need not be unique; [`ReActAgent::id`] is.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
     /// The tools. The agent works on its own [`view`](Toolkit::view), so its group toggles
     /// never affect another agent sharing the toolkit.
     pub fn toolkit(mut self, toolkit: &Toolkit) -> Self {
@@ -220,6 +269,8 @@ impl ReActAgentBuilder {
             context.insert_in(ContextLayer::Agent, Arc::clone(approver));
         }
         Ok(ReActAgent {
+            name: Arc::from(self.name.as_deref().unwrap_or(DEFAULT_NAME)),
+            id: new_id(),
             model: self.model,
             toolkit,
             system_prompt: self.system_prompt,
@@ -235,5 +286,30 @@ impl ReActAgentBuilder {
             pending_background: Vec::new(),
             suspended: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_id;
+
+    #[test]
+    fn ids_are_distinct_version_4_uuids() {
+        let ids: std::collections::HashSet<_> = (0..1000).map(|_| new_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        for id in &ids {
+            let groups: Vec<&str> = id.split('-').collect();
+            let lengths: Vec<usize> = groups.iter().map(|g| g.len()).collect();
+            assert_eq!(lengths, [8, 4, 4, 4, 12], "{id}");
+            assert!(groups[2].starts_with('4'), "version 4: {id}");
+            assert!(
+                matches!(&groups[3][..1], "8" | "9" | "a" | "b"),
+                "RFC 4122 variant: {id}"
+            );
+            assert!(
+                id.chars().all(|c| c == '-' || c.is_ascii_hexdigit()),
+                "{id}"
+            );
+        }
     }
 }

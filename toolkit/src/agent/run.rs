@@ -14,7 +14,7 @@ use super::events::{AgentError, AgentEvent, ApprovalResponder};
 use super::external::{RunOutcome, Suspended, Turns};
 use super::groups::META_TOOL;
 use crate::background::JobStatus;
-use crate::context::ToolContext;
+use crate::context::{AgentInfo, ContextLayer, ToolContext};
 use crate::definition::ToolDefinition;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
@@ -80,6 +80,16 @@ impl ReActAgent {
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
+            // In the agent layer, so a value put in the call context still wins over it.
+            let ctx = ctx.clone().with_in(
+                ContextLayer::Agent,
+                AgentInfo {
+                    name: self.name.clone(),
+                    id: self.id.clone(),
+                    run_id: turns.run_id.clone(),
+                    iteration,
+                },
+            );
 
             // One snapshot per turn: what the model is shown is what it may call.
             let snapshot = self.toolkit.snapshot();
@@ -120,9 +130,10 @@ impl ReActAgent {
             for result in &results {
                 emit(&events, AgentEvent::ToolResult(result.clone())).await;
                 self.memory.push(Message::tool_result(result));
-                if result.is_pending() {
-                    self.pending_background
-                        .push((result.call_id.clone(), result.name.clone()));
+                if result.is_pending()
+                    && let Some(job) = result.job_id()
+                {
+                    self.pending_background.push(job);
                 }
                 if !result.is_error()
                     && self.return_directly.contains(&result.name)
@@ -198,7 +209,9 @@ impl ReActAgent {
         messages
     }
 
-    /// Tell the model about background calls that finished, and those still running.
+    /// Tell the model about background calls that finished, and those still running. Each
+    /// line names the job as well as the call: a model that reuses call ids gets one line per
+    /// job, never one result in place of another.
     fn report_background(&mut self) {
         if self.pending_background.is_empty() {
             return;
@@ -206,21 +219,20 @@ impl ReActAgent {
         let jobs = self.toolkit.background();
         let mut finished = Vec::new();
         let mut running = Vec::new();
-        for (id, name) in std::mem::take(&mut self.pending_background) {
-            match jobs.get(&id) {
-                Some(record) if record.status != JobStatus::Pending => {
-                    let text = record
-                        .result
-                        .as_ref()
-                        .map(|r| r.model_text().into_owned())
-                        .unwrap_or_default();
-                    finished.push(format!("- call {id} ({name}) finished: {text}"));
+        for job in std::mem::take(&mut self.pending_background) {
+            let Some(record) = jobs.get(job) else {
+                continue;
+            };
+            let (id, name) = (&record.call.id, &record.call.name);
+            match &record.result {
+                Some(result) if record.status != JobStatus::Pending => {
+                    let text = result.model_text();
+                    finished.push(format!("- call {id} ({name}, job {job}) finished: {text}"));
                 }
-                Some(_) => {
-                    running.push(format!("- call {id} ({name})"));
-                    self.pending_background.push((id, name));
+                _ => {
+                    running.push(format!("- call {id} ({name}, job {job})"));
+                    self.pending_background.push(job);
                 }
-                None => {}
             }
         }
         if finished.is_empty() && running.is_empty() {

@@ -23,6 +23,7 @@ use crate::exec::{
 };
 use crate::schema::{Dialect, NameMap, canonical};
 use crate::tool::{AgentTool, ParamKind, ToolOptions, ToolOutput, ToolResult, ToolSpec};
+use crate::validate;
 
 /// Something that can be registered: one tool, or a set of tools sharing state.
 ///
@@ -394,7 +395,8 @@ impl ToolkitBuilder {
 
     /// Check everything and build the toolkit. Fails with every mistake found: unbound
     /// `#[preset]`s, duplicate tool or group names, undeclared groups, bindings naming a
-    /// parameter that does not exist or has the wrong type.
+    /// parameter that does not exist or has the wrong type, and input schemas of hand-written
+    /// tools that do not compile (with the `validate` feature).
     pub fn build(self) -> Result<Toolkit, BuildError> {
         let ToolkitBuilder {
             groups,
@@ -441,7 +443,22 @@ impl ToolkitBuilder {
                 if by_name.insert(name.clone(), entries.len()).is_some() {
                     errors.push(ConfigError::DuplicateTool(name.clone()));
                 }
-                definitions.push(definition_of(&name, &spec, &plan));
+                let definition = definition_of(&name, &spec, &plan);
+                let plan = match validate::compile(&plan, definition.parameters()) {
+                    None => plan,
+                    Some(Ok(schema)) => ParamPlan {
+                        schema: Some(Arc::new(schema)),
+                        ..plan
+                    },
+                    Some(Err(reason)) => {
+                        errors.push(ConfigError::InvalidInputSchema {
+                            tool: name.clone(),
+                            reason,
+                        });
+                        plan
+                    }
+                };
+                definitions.push(definition);
                 tool_group_ids.push(tool_groups);
                 let settings = Arc::new(settings_for(
                     &spec.options,
@@ -654,5 +671,6 @@ pub(super) fn plan_params(
         params,
         dynamic: spec.input_schema.is_some(),
         self_parsing: spec.self_parsing,
+        schema: None,
     }
 }

@@ -22,6 +22,7 @@ use crate::args::ParamPlan;
 use crate::definition::ToolDefinition;
 use crate::error::{BuildError, ConfigError};
 use crate::tool::{AgentTool, ToolOptions};
+use crate::validate;
 
 /// A set of tools that can be replaced while the toolkits it is registered in are in use.
 ///
@@ -104,7 +105,12 @@ impl DynamicTools {
     }
 
     /// Replace every tool of the set with `tools`. Checked like a registration: names must be
-    /// unique, and a tool may not have `#[preset]` parameters (nothing could bind them). On error the set is left as it was and every problem is reported.
+    /// unique, and a tool may not have `#[preset]` parameters (nothing could bind them). On
+    /// error the set is left as it was and every problem is reported.
+    ///
+    /// Input schemas are compiled here, once per replacement (with the `validate` feature):
+    /// calls are checked against them. A tool whose schema does not compile is kept, a
+    /// `tracing` warning is logged, and each of its calls fails with an error saying so.
     pub fn replace(
         &self,
         tools: impl IntoIterator<Item = Arc<dyn AgentTool>>,
@@ -122,8 +128,14 @@ impl DynamicTools {
             {
                 errors.push(ConfigError::DuplicateTool(name.clone()));
             }
+            let definition = definition_of(&name, &spec, &plan);
+            let schema = validate::compile_dynamic(&plan, definition.parameters());
+            let plan = ParamPlan {
+                schema: schema.map(Arc::new),
+                ..plan
+            };
             set.entries.push(Arc::new(DynEntry {
-                definition: definition_of(&name, &spec, &plan),
+                definition,
                 tool,
                 plan: Arc::new(plan),
                 options: spec.options,

@@ -22,7 +22,7 @@ use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
 
 use crate::args::{self, ArgPolicy, ParamPlan};
-use crate::background::BackgroundJobs;
+use crate::background::{BackgroundJobs, JOB_ID_KEY};
 use crate::context::{CallInfo, ToolContext, ToolkitLayer};
 use crate::definition::ToolDefinition;
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
@@ -359,9 +359,9 @@ impl Toolkit {
         }
         let stack = self.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
-        let job = {
+        let job_id = {
             let (id, name) = (id.clone(), name.clone());
-            async move {
+            let job = async move {
                 let attempts = inv.attempts.clone();
                 let outcome = stack.run(inv).await;
                 ToolResult {
@@ -370,16 +370,20 @@ impl Toolkit {
                     outcome,
                     attempts: attempts.load(Ordering::Relaxed),
                 }
-            }
+            };
+            jobs.start(&handle, call, permit, job)
         };
-        jobs.start(&handle, call, permit, job);
+        // The job id tells the model which report is this call's when it reuses call ids.
         let note = format!(
-            "Tool `{name}` is running in the background (call id {id}); its result will be reported when it finishes."
+            "Tool `{name}` is running in the background (call id {id}, job {job_id}); its result will be reported when it finishes."
         );
+        let output = ToolOutput::text(note)
+            .with_metadata("background", "pending".into())
+            .with_metadata(JOB_ID_KEY, job_id.get().into());
         ToolResult {
             call_id: id,
             name,
-            outcome: Ok(ToolOutput::text(note).with_metadata("background", "pending".into())),
+            outcome: Ok(output),
             attempts: 0,
         }
     }
