@@ -20,7 +20,8 @@
 //! - a request body limit: HTTP 413 with a JSON-RPC error body (`-32600`).
 //!
 //! Malformed JSON-RPC gets `-32700` (not JSON) or `-32600` (not a request), an unknown method
-//! `-32601`; every JSON-RPC error comes with HTTP 200, as the A2A JSON-RPC binding says, and the
+//! `-32601` on either wire (on the 0.3 wire too: a missing `A2A-Version` is not a version error
+//! when the method is one neither generation has); every JSON-RPC error comes with HTTP 200, as the A2A JSON-RPC binding says, and the
 //! server keeps serving.
 //!
 //! [`DefaultRequestHandler`]: a2a_server::DefaultRequestHandler
