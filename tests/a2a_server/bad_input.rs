@@ -211,13 +211,10 @@ async fn unknown_disabled_and_badly_called_tools_are_tool_errors() {
     for (message, kind, text) in cases {
         let (status, body) = post(&base, &[V1], send(message)).await;
         assert_eq!(status, StatusCode::OK);
-        let (is_error, error_kind, part) = tool_result(&body["result"]["task"]);
+        let (is_error, error_kind, message) = tool_result(&body["result"]["task"]);
         assert!(is_error, "{body:#}");
         assert_eq!(error_kind.as_deref(), Some(kind), "{body:#}");
-        assert!(
-            part["text"].as_str().unwrap().contains(text),
-            "{text}: {body:#}"
-        );
+        assert!(message.as_str().unwrap().contains(text), "{text}: {body:#}");
     }
     still_serving(&base, &[]).await;
 }
@@ -232,9 +229,9 @@ async fn integral_floats_are_accepted_for_integers() {
         send(call_message("add", json!({"a": 3.0, "b": 4.0}))),
     )
     .await;
-    let (is_error, _, part) = tool_result(&body["result"]["task"]);
+    let (is_error, _, result) = tool_result(&body["result"]["task"]);
     assert!(!is_error, "{body:#}");
-    assert_eq!(part["data"].as_f64(), Some(7.0));
+    assert_eq!(result.as_f64(), Some(7.0));
     // A fractional value is still refused.
     let (_, body) = post(
         &base,

@@ -142,17 +142,23 @@ const SKILL_SCHEMAS_URI: &str = "urn:agent-toolkit:skill-schemas";
 /// `input_schema`/`output_schema` (design 004's names) or `inputSchema`/`outputSchema` — in
 /// `card`'s extensions, since [`AgentSkill`](a2a::AgentSkill) has no field for them and drops
 /// them when it is deserialized. Stored as an extension with URI [`SKILL_SCHEMAS_URI`] and
-/// `params.skills.<skill id> = {input_schema?, output_schema?}`; nothing is added when no skill
-/// carries a schema.
+/// `params.skills.<skill id> = {input_schema?, output_schema?}`. A schema equal to the one the
+/// tools extension already gives (this crate's servers write both) is not kept twice; nothing
+/// is added when no skill carries a schema of its own.
 pub(crate) fn keep_skill_schemas(raw: &Value, card: &mut AgentCard) {
     let Some(skills) = raw.get("skills").and_then(Value::as_array) else {
         return;
     };
+    let declared = extension_entries(card);
     let mut kept = Map::new();
     for skill in skills.iter().filter_map(Value::as_object) {
         let Some(id) = skill.get("id").and_then(Value::as_str) else {
             continue;
         };
+        let entry = declared
+            .iter()
+            .find(|(_, e)| e.get("skillId").and_then(Value::as_str) == Some(id))
+            .map(|(_, e)| e);
         let mut schemas = Map::new();
         for (snake, camel) in [
             ("input_schema", "inputSchema"),
@@ -168,7 +174,8 @@ pub(crate) fn keep_skill_schemas(raw: &Value, card: &mut AgentCard) {
                 }
                 (s, c) => s.or(c),
             };
-            if let Some(value) = value.filter(|v| !v.is_null()) {
+            let same_as_declared = |v: &Value| entry.and_then(|e| e.get(camel)) == Some(v);
+            if let Some(value) = value.filter(|v| !v.is_null() && !same_as_declared(v)) {
                 schemas.insert(snake.to_string(), value.clone());
             }
         }
@@ -376,12 +383,24 @@ mod tests {
     }
 
     #[test]
-    fn a_card_without_skill_schemas_gets_no_extra_extension() {
+    fn a_card_without_skill_schemas_of_its_own_gets_no_extra_extension() {
         let raw = card_004(
             json!([{"id": "tool-t", "name": "t", "description": "d", "tags": ["tool"]}]),
             json!([]),
         );
         let card = crate::a2a::client::parse_card(raw).unwrap();
         assert_eq!(card.capabilities.extensions, Some(Vec::new()));
+        // The same schema on the skill and in the extension (as this crate's servers write
+        // them) is kept once.
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        let raw = card_004(
+            json!([{"id": "tool-t", "name": "t", "description": "d", "tags": ["tool"],
+                    "input_schema": schema}]),
+            json!([{"uri": TOOLS_EXTENSION_URI, "params": {"tools": {"t": {
+                "skillId": "tool-t", "inputSchema": schema}}}}]),
+        );
+        let card = crate::a2a::client::parse_card(raw).unwrap();
+        assert_eq!(card.capabilities.extensions.as_ref().unwrap().len(), 1);
+        assert_eq!(tools_from_card(&card)[0].input_schema, schema);
     }
 }

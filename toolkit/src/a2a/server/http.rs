@@ -144,7 +144,8 @@ async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Respon
         );
         card.security_requirements = Some(vec![[(BEARER.to_string(), Vec::new())].into()]);
     }
-    let body = compat::card_to_v03(&card);
+    let mut body = compat::card_to_v03(&card);
+    super::tool_server::skill_schemas_on_card(&mut body);
     (
         [
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
