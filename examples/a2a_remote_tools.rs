@@ -108,6 +108,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .await;
         println!("tools_add(2, 3) = {}", result.model_text());
+        // What the remote agent said about the call, for the application (never the model).
+        if let Some(output) = result.output() {
+            println!(
+                "  ran {} ms on the remote agent",
+                output
+                    .metadata
+                    .get("execution_time_ms")
+                    .unwrap_or(&json!("?"))
+            );
+        }
     }
 
     if names.iter().any(|n| n == "tools_slow_count") {

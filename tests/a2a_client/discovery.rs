@@ -60,14 +60,18 @@ async fn discovers_and_calls_the_python_1x_peer() {
         .await;
     // The 1.x peer sends 5.0 (protobuf Value); the output has the integer back.
     assert_eq!(result.output().unwrap().as_text(), r#"{"sum":5}"#);
+    let metadata = &result.output().unwrap().metadata;
     assert!(
-        result
-            .output()
-            .unwrap()
-            .metadata
-            .contains_key("a2a_task_id"),
+        metadata.contains_key("a2a_task_id"),
         "app-side metadata names the remote task"
     );
+    // The artifact's metadata reaches the application; the 1.x SDK's `execution_time_ms`
+    // (a protobuf double on the wire) is an integer again.
+    assert_eq!(
+        metadata["a2a_artifact_metadata"]["tool_name"], "add",
+        "{metadata:?}"
+    );
+    assert!(metadata["execution_time_ms"].is_u64(), "{metadata:?}");
 
     // A tool that ran and failed: a model-visible execution error, not retryable.
     let result = toolkit
@@ -111,7 +115,14 @@ async fn discovers_and_calls_the_python_03_peer() {
             &ctx,
         )
         .await;
-    assert_eq!(json_of(result.output().unwrap()), json!({"sum": 42}));
+    let output = result.output().unwrap();
+    assert_eq!(json_of(output), json!({"sum": 42}));
+    assert_eq!(output.metadata["a2a_artifact_metadata"]["tool_name"], "add");
+    assert!(
+        output.metadata["execution_time_ms"].is_u64(),
+        "{:?}",
+        output.metadata
+    );
     let result = toolkit
         .call(
             ToolCall::json("c2", "old_fail", json!({"reason": "no"})),

@@ -125,13 +125,23 @@ async fn remote_tools(version: WireVersion) {
             &ctx,
         )
         .await;
-    // 0.3 data parts must hold an object, so a scalar result travels as `{"result": 5}`
-    // (protocols.md §0.5); the 0.3 wire cannot say it was wrapped, so it arrives wrapped.
-    let expected = match version {
-        WireVersion::V1 => json!(5),
-        WireVersion::V03 => json!({"result": 5}),
-    };
-    assert_eq!(json_of(ok.output().unwrap()), expected);
+    // A scalar travels as `{"result": 5}` (0.3 data parts must hold an object), flagged
+    // `wrapped` on the artifact, so it arrives as the 5 it was on both wires.
+    let output = ok.output().unwrap();
+    assert_eq!(json_of(output), json!(5));
+    // What the result artifact said, for the application: the remote tool's name and time.
+    let meta = &output.metadata["a2a_artifact_metadata"];
+    assert_eq!(meta["tool_name"], "add", "{meta}");
+    assert_eq!(meta["_tool_result"], true, "{meta}");
+    assert!(
+        output.metadata["execution_time_ms"].is_u64(),
+        "{:?}",
+        output.metadata
+    );
+    assert_eq!(
+        output.metadata["execution_time_ms"],
+        meta["execution_time_ms"]
+    );
     let failed = local
         .call(ToolCall::json("c2", "rs_fail", json!({})), &ctx)
         .await;
@@ -157,7 +167,10 @@ async fn remote_tools(version: WireVersion) {
             &ctx,
         )
         .await;
-    assert_eq!(counted.output().unwrap().as_text(), "counted to 2");
+    // A text result stays text (the data part `{"result": …}` beside it is not shown).
+    let counted_output = counted.output().unwrap();
+    assert_eq!(counted_output.as_text(), "counted to 2");
+    assert!(counted_output.structured().is_none());
     let first = progress.try_recv().unwrap();
     assert_eq!(
         first.event,

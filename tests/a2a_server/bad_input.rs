@@ -64,6 +64,47 @@ async fn malformed_json_rpc_and_unknown_methods() {
     still_serving(&base, &[]).await;
 }
 
+/// A request without `A2A-Version` is an A2A 0.3 request; one naming a method neither
+/// generation has is "method not found" (`-32601`, naming the method), not a version error.
+#[tokio::test]
+async fn unknown_methods_on_the_0_3_wire_are_method_not_found() {
+    let kit = toolkit(&Probe::default());
+    for base in [tool_server(&kit, |s| s).await, agent_server().await] {
+        for headers in [vec![], vec![("a2a-version", "0.3")]] {
+            let (status, body) = post(
+                &base,
+                &headers,
+                r#"{"jsonrpc":"2.0","id":"m1","method":"tasks/doMagic","params":{}}"#,
+            )
+            .await;
+            assert_eq!(
+                (status, code(&body)),
+                (StatusCode::OK, -32601),
+                "{headers:?}: {body}"
+            );
+            assert_eq!(body["id"], "m1");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("tasks/doMagic"), "{message}");
+            assert!(
+                body["error"].get("data").is_none(),
+                "0.3 errors carry no ErrorInfo array: {body}"
+            );
+        }
+        // The envelope is still checked first.
+        let (_, body) = post(&base, &[], r#"{"jsonrpc":"1.0","id":4,"method":"x/y"}"#).await;
+        assert_eq!(code(&body), -32600, "{body}");
+        // A version this server does not speak stays a version error, whatever the method.
+        let (_, body) = post(
+            &base,
+            &[("a2a-version", "9.9")],
+            r#"{"jsonrpc":"2.0","id":5,"method":"tasks/doMagic"}"#,
+        )
+        .await;
+        assert_eq!(code(&body), -32009, "{body}");
+    }
+    still_serving(&tool_server(&kit, |s| s).await, &[]).await;
+}
+
 #[tokio::test]
 async fn wrong_a2a_version() {
     let kit = toolkit(&Probe::default());
@@ -170,13 +211,10 @@ async fn unknown_disabled_and_badly_called_tools_are_tool_errors() {
     for (message, kind, text) in cases {
         let (status, body) = post(&base, &[V1], send(message)).await;
         assert_eq!(status, StatusCode::OK);
-        let (is_error, error_kind, part) = tool_result(&body["result"]["task"]);
+        let (is_error, error_kind, message) = tool_result(&body["result"]["task"]);
         assert!(is_error, "{body:#}");
         assert_eq!(error_kind.as_deref(), Some(kind), "{body:#}");
-        assert!(
-            part["text"].as_str().unwrap().contains(text),
-            "{text}: {body:#}"
-        );
+        assert!(message.as_str().unwrap().contains(text), "{text}: {body:#}");
     }
     still_serving(&base, &[]).await;
 }
@@ -191,9 +229,9 @@ async fn integral_floats_are_accepted_for_integers() {
         send(call_message("add", json!({"a": 3.0, "b": 4.0}))),
     )
     .await;
-    let (is_error, _, part) = tool_result(&body["result"]["task"]);
+    let (is_error, _, result) = tool_result(&body["result"]["task"]);
     assert!(!is_error, "{body:#}");
-    assert_eq!(part["data"].as_f64(), Some(7.0));
+    assert_eq!(result.as_f64(), Some(7.0));
     // A fractional value is still refused.
     let (_, body) = post(
         &base,

@@ -172,17 +172,41 @@ pub fn uuid() -> String {
     agent_toolkit::a2a::types::new_message_id()
 }
 
-/// The one artifact of a completed tool task: (is_error, error_kind, first part).
+/// The one artifact of a completed tool task, in the 1.0 shapes, checked for the remote-tool
+/// result form (`_tool_result`, `tool_name`, `execution_time_ms`, a data part, a text part
+/// only beside text): (is_error, error_kind, the result — the data, or its `result` member when
+/// `wrapped`, or its `error` member for an error).
 pub fn tool_result(task: &Value) -> (bool, Option<String>, Value) {
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task:#}");
     let artifact = &task["artifacts"][0];
-    assert_eq!(artifact["metadata"]["_tool_result"], true, "{task:#}");
+    let meta = &artifact["metadata"];
+    assert_eq!(meta["_tool_result"], true, "{task:#}");
+    assert_eq!(meta["tool_name"], artifact["name"], "{task:#}");
+    assert!(meta["execution_time_ms"].is_number(), "{task:#}");
+    let parts = artifact["parts"].as_array().expect("parts");
+    let data = parts
+        .iter()
+        .find_map(|p| p.get("data"))
+        .unwrap_or_else(|| panic!("no data part: {task:#}"));
+    let is_error = meta["is_error"] == true;
+    let value = if is_error {
+        data["error"].clone()
+    } else if meta["wrapped"] == true {
+        data["result"].clone()
+    } else {
+        assert!(
+            data.is_object(),
+            "unwrapped data must be an object: {task:#}"
+        );
+        data.clone()
+    };
+    if let Some(text) = parts.iter().find_map(|p| p.get("text")) {
+        assert_eq!(text, &value, "the text part repeats the result: {task:#}");
+    }
     (
-        artifact["metadata"]["is_error"] == true,
-        artifact["metadata"]["error_kind"]
-            .as_str()
-            .map(str::to_string),
-        artifact["parts"][0].clone(),
+        is_error,
+        meta["error_kind"].as_str().map(str::to_string),
+        value,
     )
 }
 
@@ -197,7 +221,7 @@ pub async fn still_serving(base: &str, headers: &[(&str, &str)]) {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (is_error, _, part) = tool_result(&body["result"]["task"]);
+    let (is_error, _, result) = tool_result(&body["result"]["task"]);
     assert!(!is_error, "{body:#}");
-    assert_eq!(part["data"].as_f64(), Some(5.0), "{body:#}");
+    assert_eq!(result.as_f64(), Some(5.0), "{body:#}");
 }

@@ -78,11 +78,19 @@ async fn python_1x_client_calls_streams_and_cancels_remote_tools() {
     assert_eq!(add["metadata"]["_tool_call"]["name"], "add");
     let artifact = &add["artifacts"][0];
     assert_eq!(artifact["name"], "add");
+    let meta = &artifact["metadata"];
     assert_eq!(
-        artifact["metadata"],
-        json!({"_tool_result": true, "is_error": false})
+        (
+            &meta["_tool_result"],
+            &meta["tool_name"],
+            &meta["is_error"],
+            &meta["wrapped"]
+        ),
+        (&json!(true), &json!("add"), &json!(false), &json!(true)),
+        "{meta}"
     );
-    assert_eq!(artifact["parts"][0]["data"], json!(5.0));
+    assert!(meta["execution_time_ms"].is_number(), "{meta}");
+    assert_eq!(artifact["parts"][0]["data"], json!({"result": 5.0}));
     // Arguments failing the schema: a model-visible tool error, not a protocol error.
     let bad = &r["add_bad"];
     assert_eq!(bad["status"]["state"], "TASK_STATE_COMPLETED");
@@ -126,7 +134,12 @@ async fn python_1x_client_calls_streams_and_cancels_remote_tools() {
     assert_eq!(progress, [1.0, 2.0, 3.0]);
     assert_eq!(stream["progress"][2]["total"], json!(3.0));
     assert_eq!(stream["progress"][2]["message"], "counted 3");
-    assert_eq!(stream["artifacts"][0]["parts"][0]["text"], "counted to 3");
+    // A text result: the data part, and the text beside it.
+    assert_eq!(
+        stream["artifacts"][0]["parts"][0]["data"],
+        json!({"result": "counted to 3"})
+    );
+    assert_eq!(stream["artifacts"][0]["parts"][1]["text"], "counted to 3");
 
     // Cancel: the task ends CANCELED, the stream ends, and the tool really stopped.
     let cancel = &r["cancel"];
@@ -210,15 +223,24 @@ async fn python_0_3_client_uses_both_servers() {
         json!({"kind": "data", "data": {"result": 5}})
     );
     assert_eq!(add["artifacts"][0]["metadata"]["_tool_result"], true);
+    assert_eq!(add["artifacts"][0]["metadata"]["tool_name"], "add");
+    assert!(add["artifacts"][0]["metadata"]["execution_time_ms"].is_number());
     let unknown = &r["unknown"]["artifacts"][0];
     assert_eq!(unknown["metadata"]["is_error"], true);
     assert_eq!(unknown["metadata"]["error_kind"], "unknown_tool");
-    assert!(
-        unknown["parts"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("no tool named `no_such_tool`")
-    );
+    assert_eq!(unknown["parts"][0]["kind"], "data");
+    for message in [
+        &unknown["parts"][0]["data"]["error"],
+        &unknown["parts"][1]["text"],
+    ] {
+        assert!(
+            message
+                .as_str()
+                .unwrap()
+                .contains("no tool named `no_such_tool`"),
+            "{unknown:#}"
+        );
+    }
 
     let stream = &r["stream"];
     assert_eq!(
@@ -237,8 +259,9 @@ async fn python_0_3_client_uses_both_servers() {
     assert_eq!(stream["progress"][0]["progress"], json!(1.0));
     assert_eq!(stream["final"]["status"]["state"], "completed");
     assert_eq!(
-        stream["final"]["artifacts"][0]["parts"][0]["text"],
-        "counted to 3"
+        stream["final"]["artifacts"][0]["parts"],
+        json!([{"kind": "data", "data": {"result": "counted to 3"}},
+               {"kind": "text", "text": "counted to 3"}])
     );
 
     let cancel = &r["cancel"];

@@ -46,9 +46,9 @@ async fn group_toggles_change_the_card_and_what_is_callable() {
         send(call_message("reset_password", json!({"user": "bob"}))),
     )
     .await;
-    let (is_error, _, part) = tool_result(&body["result"]["task"]);
+    let (is_error, _, result) = tool_result(&body["result"]["task"]);
     assert!(!is_error, "{body:#}");
-    assert_eq!(part["text"], "password of bob reset");
+    assert_eq!(result, "password of bob reset");
 
     kit.set_group_active("admin", false).unwrap();
     assert_eq!(skill_ids(&card(&base).await), skill_ids(&before));
@@ -98,12 +98,20 @@ async fn the_card_is_the_merged_1_0_and_0_3_card() {
         weather["annotations"],
         json!({"readOnlyHint": true, "idempotentHint": true, "destructiveHint": false})
     );
+    // The skill carries the same schemas as `input_schema`/`output_schema` (design 004's form).
     let skill = &card["skills"][1];
     assert_eq!(
         skill,
         &json!({"id": "tool-get_weather", "name": "get_weather", "description": "Current weather of a city.",
-                "tags": ["tool"], "inputModes": ["application/json"], "outputModes": ["application/json"]})
+                "tags": ["tool"], "inputModes": ["application/json"], "outputModes": ["application/json"],
+                "input_schema": weather["inputSchema"], "output_schema": weather["outputSchema"]})
     );
+    // A tool without an output schema has none on its skill either.
+    assert_eq!(
+        card["skills"][0]["input_schema"],
+        ext["params"]["tools"]["add"]["inputSchema"]
+    );
+    assert!(card["skills"][0].get("output_schema").is_none(), "{card:#}");
     // Both generations of readers accept it.
     agent_toolkit::a2a::compat::card_from_v03(&card).unwrap();
     serde_json::from_value::<agent_toolkit::a2a::types::AgentCard>(card).unwrap();
@@ -128,10 +136,13 @@ async fn json_output_is_a_data_part_and_the_task_keeps_the_call() {
     )
     .await;
     let task = &body["result"]["task"];
-    let (is_error, _, part) = tool_result(task);
+    let (is_error, _, result) = tool_result(task);
     assert!(!is_error);
-    assert_eq!(part["data"], json!({"city": "Paris", "temp_c": 18.5}));
-    assert_eq!(part["mediaType"], "application/json");
+    assert_eq!(result, json!({"city": "Paris", "temp_c": 18.5}));
+    assert_eq!(
+        task["artifacts"][0]["parts"],
+        json!([{"data": {"city": "Paris", "temp_c": 18.5}, "mediaType": "application/json"}])
+    );
     assert_eq!(
         task["metadata"]["_tool_call"],
         json!({"name": "get_weather", "params": {"city": "Paris"}})
@@ -144,10 +155,7 @@ async fn json_output_is_a_data_part_and_the_task_keeps_the_call() {
     let message = json!({"messageId": crate::fixtures::uuid(), "role": "ROLE_USER",
                          "parts": [{"data": {"name": "add", "params": {"a": 1, "b": 1}}}]});
     let (_, body) = post(&base, &[V1], send(message)).await;
-    assert_eq!(
-        tool_result(&body["result"]["task"]).2["data"].as_f64(),
-        Some(2.0)
-    );
+    assert_eq!(tool_result(&body["result"]["task"]).2.as_f64(), Some(2.0));
 }
 
 #[derive(Default)]
@@ -179,9 +187,9 @@ async fn concurrent_calls_are_capped() {
     let base = tool_server(&kit, |s| s.max_concurrent_calls(2)).await;
     let calls = (0..6).map(|_| post(&base, &[V1], send(call_message("busy", json!({})))));
     for (_, body) in futures::future::join_all(calls).await {
-        let (is_error, _, part) = tool_result(&body["result"]["task"]);
+        let (is_error, _, result) = tool_result(&body["result"]["task"]);
         assert!(!is_error, "{body:#}");
-        assert_eq!(part["text"], "done");
+        assert_eq!(result, "done");
     }
     assert_eq!(gauge.max.load(std::sync::atomic::Ordering::SeqCst), 2);
 }

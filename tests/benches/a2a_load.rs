@@ -82,7 +82,8 @@ async fn call(client: &reqwest::Client, url: &str, i: usize) -> Result<Duration,
         && task["status"]["state"] == "TASK_STATE_COMPLETED"
         && artifact["metadata"]["_tool_result"] == true
         && artifact["metadata"]["is_error"] == false
-        && artifact["parts"][0]["data"].as_f64() == Some((a + b) as f64);
+        && artifact["metadata"]["wrapped"] == true
+        && artifact["parts"][0]["data"]["result"].as_f64() == Some((a + b) as f64);
     if ok {
         Ok(elapsed)
     } else {

@@ -13,6 +13,7 @@ Prints `READY <port>` once listening.
 import argparse
 import asyncio
 import sys
+import time
 
 import uvicorn
 
@@ -116,6 +117,7 @@ class ToolExecutor(AgentExecutor):
             await up.update_status(TaskState.working, message=up.new_agent_message([part]))
 
         tool = TOOLS.get(name)
+        started = time.monotonic()
         try:
             if tool is None:
                 raise ToolError(f"unknown tool `{name}`")
@@ -126,8 +128,11 @@ class ToolExecutor(AgentExecutor):
                                   last_chunk=True)
             await up.complete()
             return
+        # Design 004's result metadata: the tool's name and how long it ran.
+        elapsed_ms = int((time.monotonic() - started) * 1000)
         await up.add_artifact([Part(root=DataPart(data=result))], name=name,
-                              metadata={"_tool_result": True, "is_error": False},
+                              metadata={"_tool_result": True, "is_error": False,
+                                        "tool_name": name, "execution_time_ms": elapsed_ms},
                               last_chunk=True)
         await up.complete()
 

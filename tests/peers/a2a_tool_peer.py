@@ -6,7 +6,8 @@ Used by tests/a2a_client as a real peer for `RemoteToolRegistry` and `RemoteTool
   (`params.tools.<name> = {skillId, inputSchema, annotations}`);
 - invocation: `_tool_call: {name, params}` in `message.metadata` (a duplicate data part is
   accepted as a fallback);
-- result: an artifact with `metadata._tool_result = true` and a data part; tool errors as a
+- result: an artifact with `metadata._tool_result = true` (plus 004's `tool_name` and
+  `execution_time_ms`) and a data part; tool errors as a
   completed task whose artifact has `metadata.is_error = true`;
 - progress: WORKING status updates whose message holds a data part
   `{"progress", "total", "message"}` with `metadata.type = "progress"`;
@@ -22,6 +23,7 @@ Prints `READY <port>` once listening.
 import argparse
 import asyncio
 import sys
+import time
 
 import uvicorn
 from google.protobuf import json_format, struct_pb2
@@ -202,6 +204,7 @@ class ToolExecutor(AgentExecutor):
                                    message=up.new_agent_message([part]))
 
         tool = active_tools().get(name)
+        started = time.monotonic()
         try:
             if tool is None:
                 raise ToolError(f"unknown tool `{name}`")
@@ -212,8 +215,12 @@ class ToolExecutor(AgentExecutor):
                                   last_chunk=True)
             await up.complete()
             return
+        # Design 004's result metadata: the tool's name and how long it ran.
+        elapsed_ms = int((time.monotonic() - started) * 1000)
         await up.add_artifact(parts=[new_data_part(result, media_type="application/json")],
-                              name=name, metadata={"_tool_result": True, "is_error": False},
+                              name=name, metadata={"_tool_result": True, "is_error": False,
+                                                   "tool_name": name,
+                                                   "execution_time_ms": elapsed_ms},
                               last_chunk=True)
         await up.complete()
 

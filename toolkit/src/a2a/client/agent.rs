@@ -365,8 +365,14 @@ pub(crate) async fn fetch_card(
 
 /// Read a card given as JSON, in the 1.0 shape (`supportedInterfaces`), the 0.3 one (`url`,
 /// `protocolVersion`, `preferredTransport`, `additionalInterfaces`) or the merged one.
+///
+/// Schemas a card puts on its skills (`input_schema`/`output_schema`, remote tools as design
+/// 004 writes them) have no field in [`AgentSkill`](a2a::AgentSkill); they are kept in the
+/// card's extensions so that [`tools_from_card`](super::tools_from_card) finds them (see there).
 pub fn parse_card(value: Value) -> Result<AgentCard, String> {
-    crate::a2a::compat::card_from_v03(&value).map_err(|e| e.to_string())
+    let mut card = crate::a2a::compat::card_from_v03(&value).map_err(|e| e.to_string())?;
+    super::card::keep_skill_schemas(&value, &mut card);
+    Ok(card)
 }
 
 /// The interface to use: JSON-RPC in the preferred version, else JSON-RPC in the other one.

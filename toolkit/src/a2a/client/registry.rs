@@ -116,8 +116,10 @@ impl Drop for Inner {
 /// [`dynamic_tools`](Self::dynamic_tools) sees them at once.
 ///
 /// Explicitly registered agents ([`add_agent_card`](Self::add_agent_card)) keep the card they
-/// were given. A card without the tools extension still works: its tools get the permissive
-/// input schema `{"type": "object"}` (see [`tools_from_card`](super::tools_from_card)).
+/// were given (read it with [`parse_card`](super::parse_card) so schemas on its skills are
+/// kept). A card without the tools extension still works: schemas on its skills
+/// (`input_schema`/`output_schema`) are used, and a tool with none gets the permissive input
+/// schema `{"type": "object"}` (see [`tools_from_card`](super::tools_from_card)).
 #[derive(Clone)]
 pub struct RemoteToolRegistry {
     inner: Arc<Inner>,

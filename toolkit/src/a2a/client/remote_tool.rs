@@ -15,7 +15,8 @@ use super::agent::RemoteAgent;
 use super::card::{RemoteToolInfo, TOOLS_EXTENSION_URI};
 use super::error::A2aClientError;
 use super::output::{
-    add_artifact, forward_progress, meta_flag, parts_output, parts_text, remote_tool_error,
+    add_artifact, error_message, forward_progress, meta_flag, parts_output, parts_text,
+    remote_tool_error, result_output, with_artifact_metadata,
 };
 use crate::args::ToolArgs;
 use crate::context::{FromToolContext, ToolContext, ToolEmitter};
@@ -75,8 +76,13 @@ impl AgentSlot {
 /// clone.
 ///
 /// One call is one A2A task: the arguments go out as `_tool_call: {name, params}` in the
-/// message metadata plus a duplicate data part; the result comes back as the task's artifact
-/// marked `_tool_result`. With a streaming agent the call uses `SendStreamingMessage`, so the
+/// message metadata and the request metadata, plus a duplicate data part; the result comes back
+/// as the task's artifact marked `_tool_result`, read as the [module docs](super) say (this
+/// crate's servers, design 004's data part, or plain parts). The output's
+/// [metadata](ToolOutput::metadata), for the application and never shown to the model, holds
+/// `a2a_agent` (the alias), `a2a_task_id`, `a2a_artifact_metadata` (the result artifact's
+/// metadata, e.g. `tool_name`) and `execution_time_ms` when the agent reported it. With a
+/// streaming agent the call uses `SendStreamingMessage`, so the
 /// remote tool's progress (WORKING status updates carrying a progress data part) reaches the
 /// local [`ToolEmitter`], and the task id is known early enough to cancel: when the local call
 /// is dropped — its timeout fired, its `CancellationToken` was cancelled, its batch was dropped —
@@ -395,7 +401,7 @@ impl ToolInner {
             .any(|a| meta_flag(a.metadata.as_ref(), "is_error"));
         let parts: Vec<Part> = chosen.iter().flat_map(|a| a.parts.clone()).collect();
         if is_error {
-            let text = parts_text(&parts);
+            let text = error_message(&parts);
             let message = if text.is_empty() {
                 format!("tool `{name}` failed")
             } else {
@@ -411,8 +417,9 @@ impl ToolInner {
                 .map(|m| parts_output(&m.parts))
                 .unwrap_or_else(|| ToolOutput::text(""))
         } else {
-            parts_output(&parts)
+            result_output(&chosen)
         };
+        let output = with_artifact_metadata(output, &chosen);
         Ok(output.with_metadata("a2a_task_id", Value::from(task.id)))
     }
 
@@ -452,15 +459,18 @@ impl ToolInner {
     }
 }
 
-/// The message that calls tool `name` with `params`: `_tool_call` in the metadata, the same
-/// call as a data part (a message needs a part, and generic agents can read it there).
+/// The request that calls tool `name` with `params`: `_tool_call` in the message metadata
+/// (where this project's servers look first, kept in the task history) and in the request's
+/// own metadata (the "task metadata" of design 004, where a server written from it looks), and
+/// the same call as a data part (a message needs a part, and generic agents can read it there).
 pub(crate) fn tool_call_request(name: &str, params: Value) -> SendMessageRequest {
     let call = json!({ "name": name, "params": params });
     let mut message = Message::new(
         Role::User,
         vec![Part::data(call.clone()).with_media_type("application/json")],
     );
-    message.metadata = Some(HashMap::from([("_tool_call".to_string(), call)]));
+    let metadata = HashMap::from([("_tool_call".to_string(), call)]);
+    message.metadata = Some(metadata.clone());
     message.extensions = Some(vec![TOOLS_EXTENSION_URI.to_string()]);
     SendMessageRequest {
         message,
@@ -470,7 +480,7 @@ pub(crate) fn tool_call_request(name: &str, params: Value) -> SendMessageRequest
             history_length: None,
             return_immediately: None,
         }),
-        metadata: None,
+        metadata: Some(metadata),
         tenant: None,
     }
 }

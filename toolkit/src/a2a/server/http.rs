@@ -144,7 +144,8 @@ async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Respon
         );
         card.security_requirements = Some(vec![[(BEARER.to_string(), Vec::new())].into()]);
     }
-    let body = compat::card_to_v03(&card);
+    let mut body = compat::card_to_v03(&card);
+    super::tool_server::skill_schemas_on_card(&mut body);
     (
         [
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
@@ -217,15 +218,26 @@ async fn json_rpc(State(state): State<AppState>, request: Request) -> Response {
     };
     // Only the method decides the generation; reading just it skips building a JSON tree for
     // the 1.0 requests, which the official router parses itself.
-    let v1_method = serde_json::from_slice::<MethodOnly>(&bytes)
+    let method = serde_json::from_slice::<MethodOnly>(&bytes)
         .ok()
-        .and_then(|m| m.method)
-        .and_then(|m| compat::method_from_v03(&m));
-    if let Some(v1_method) = v1_method
+        .and_then(|m| m.method);
+    let Some(method) = method else {
+        return forward(state.official, parts, bytes).await;
+    };
+    let params = service_params(&parts.headers);
+    if let Some(v1_method) = compat::method_from_v03(&method)
         && let Ok(envelope) = serde_json::from_slice::<Value>(&bytes)
     {
-        let params = service_params(&parts.headers);
         return v03::dispatch(&state.handler, &params, &envelope, v1_method).await;
+    }
+    // A method neither generation has, asked on the 0.3 wire: the official router would check
+    // the version first and answer `-32009` for the missing header, which misreports the
+    // problem; it is an unknown method.
+    if !a2a::methods::is_valid(&method)
+        && v03::is_v03_request(&params)
+        && let Ok(envelope) = serde_json::from_slice::<Value>(&bytes)
+    {
+        return v03::method_not_found(&envelope, &method);
     }
     forward(state.official, parts, bytes).await
 }

@@ -6,7 +6,10 @@
 //!
 //! - the agent card at `/.well-known/agent-card.json` (also `/.well-known/agent.json`, where
 //!   0.2-era clients look), built on every request so it follows the toolkit's active groups,
-//!   and published as the merged 1.0 + 0.3 card ([`compat::card_to_v03`]);
+//!   and published as the merged 1.0 + 0.3 card ([`compat::card_to_v03`]), with the schemas of
+//!   the tools extension repeated on their skills as `input_schema`/`output_schema` (remote
+//!   tools as design 004 writes them; see [`A2aToolServer`] and the table in
+//!   [`client`](crate::a2a::client#remote-tools-on-the-wire));
 //! - one JSON-RPC endpoint at `/` for both protocol generations: 1.0 methods go to the
 //!   official router (which requires `A2A-Version: 1.0` and answers `-32009` otherwise); 0.3
 //!   methods (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`,
@@ -20,7 +23,8 @@
 //! - a request body limit: HTTP 413 with a JSON-RPC error body (`-32600`).
 //!
 //! Malformed JSON-RPC gets `-32700` (not JSON) or `-32600` (not a request), an unknown method
-//! `-32601`; every JSON-RPC error comes with HTTP 200, as the A2A JSON-RPC binding says, and the
+//! `-32601` on either wire (on the 0.3 wire too: a missing `A2A-Version` is not a version error
+//! when the method is one neither generation has); every JSON-RPC error comes with HTTP 200, as the A2A JSON-RPC binding says, and the
 //! server keeps serving.
 //!
 //! [`DefaultRequestHandler`]: a2a_server::DefaultRequestHandler

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use a2a::{
     A2AError, AgentCapabilities, AgentCard, AgentExtension, AgentSkill, Message, Part, PartContent,
@@ -14,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::TOOLS_EXTENSION_URI;
 use super::emit::{self, EventStream, Events};
 use super::http::{CardFn, SendCheck, ServerOptions, a2a_router};
+use crate::a2a::client::RESULT_WRAPPED;
 use crate::a2a::parts::integral_floats_to_ints;
 use crate::context::{ProgressEvent, ToolContext, ToolProgress};
 use crate::tool::{Content, ToolCall, ToolResult};
@@ -55,23 +57,37 @@ pub fn progress_part(event: &ProgressEvent) -> Part {
 /// declares an output schema); the schemas and hints in the tools extension of
 /// `capabilities.extensions[]` ([`TOOLS_EXTENSION_URI`]): `params.tools.<name> = {skillId,
 /// inputSchema, outputSchema?, annotations: {readOnlyHint, idempotentHint, destructiveHint,
-/// title?}}`. The card is built per request from [`Toolkit::definitions`], so a group toggle
-/// changes it at once.
+/// title?}}`. The served card JSON also puts the schemas on each skill as `input_schema` and
+/// `output_schema` (design 004's form, for peers that read them there; the official SDKs
+/// ignore unknown skill fields, and [`card`](Self::card), an [`AgentCard`], cannot hold them).
+/// The card is built per request from [`Toolkit::definitions`], so a group toggle changes it at
+/// once.
 ///
-/// **Call.** A message with `_tool_call: {name, params}` in `message.metadata` (or in the
-/// request's `metadata`, or a data part `{name, params}`). The call runs through
-/// [`Toolkit::call`] — the whole execution stack: timeouts, retries, concurrency cap, tracing —
-/// after integral floats in `params` are made integers again (1.x peers send `3` as `3.0`).
-/// A message without a tool call gets `-32602`.
+/// **Call.** A message with `_tool_call: {name, params}` in `message.metadata`, or in the
+/// request's `metadata` (design 004's "task metadata"), or a data part `{name, params}`. The
+/// call runs through [`Toolkit::call`] — the whole execution stack: timeouts, retries,
+/// concurrency cap, tracing — after integral floats in `params` are made integers again (1.x
+/// peers send `3` as `3.0`). A message without a tool call gets `-32602`.
 ///
 /// **Result.** A `COMPLETED` task whose metadata holds the `_tool_call` and whose one artifact
-/// (named after the tool) holds the output: JSON output as a data part
-/// (`mediaType: application/json`), text output as a text part (`text/plain`). The artifact's
-/// metadata is `{_tool_result: true, is_error: false}`. A failed call — unknown or switched-off
-/// tool, invalid arguments, the tool's own error, a timeout — is a `COMPLETED` task too, with
-/// `is_error: true`, `error_kind` (the [`ToolErrorKind`](crate::ToolErrorKind) name) and
-/// `retryable` in the artifact metadata and the model-visible message as a text part, the way
+/// (named after the tool) holds the result. Its metadata is `{_tool_result: true, tool_name,
+/// execution_time_ms, is_error}` (design 004's keys plus `is_error`), and its parts always
+/// include a **data** part:
+///
+/// | the tool returned | data part | text part | more metadata |
+/// |---|---|---|---|
+/// | a JSON object | the object | — | — |
+/// | other JSON (number, string, array, null) | `{"result": value}` | — | `wrapped: true` |
+/// | text | `{"result": text}` | the text | `wrapped: true` |
+/// | an error | `{"error": message}` | the message | `is_error: true`, `error_kind`, `retryable` |
+///
+/// The data part is an object on both wires (A2A 0.3 requires one, and a 004 reader expects
+/// one); `wrapped` tells a reader the result is its `result` member. A failed call — unknown
+/// or switched-off tool, invalid arguments, the tool's own error, a timeout — is a `COMPLETED`
+/// task too, with the [`ToolErrorKind`](crate::ToolErrorKind) name as `error_kind`, the way
 /// MCP reports tool errors (`isError`) as results rather than protocol errors.
+/// `execution_time_ms` is the time the call took here (retries included, waiting for a
+/// [`max_concurrent_calls`](Self::max_concurrent_calls) slot not).
 ///
 /// **Streaming** (`SendStreamingMessage`, 0.3 `message/stream`): `task` (SUBMITTED) →
 /// `statusUpdate` (WORKING) → one WORKING `statusUpdate` per [`ToolEmitter`](crate::ToolEmitter)
@@ -398,6 +414,7 @@ async fn run_call(
         .with_cancellation(token.clone())
         .progress_channel(64);
     let call = ToolCall::new(events.task_id.as_str(), name, params.to_string());
+    let started = Instant::now();
     let result = {
         let run = toolkit.call(call, &call_ctx);
         tokio::pin!(run);
@@ -416,7 +433,7 @@ async fn run_call(
     if token.is_cancelled() {
         return;
     }
-    let artifact = result_artifact(&result);
+    let artifact = result_artifact(&result, started.elapsed());
     if events.artifact(artifact).await {
         events.status(TaskState::Completed, None).await;
     }
@@ -427,27 +444,87 @@ async fn report(events: &Events, progress: &ToolProgress) {
     events.status(TaskState::Working, Some(message)).await;
 }
 
-/// The artifact carrying a call's result (see the module docs).
-fn result_artifact(result: &ToolResult) -> a2a::Artifact {
+/// The artifact carrying a call's result (the [`A2aToolServer`] docs give the shapes).
+fn result_artifact(result: &ToolResult, elapsed: Duration) -> a2a::Artifact {
     let mut metadata: HashMap<String, Value> = HashMap::new();
     metadata.insert("_tool_result".into(), true.into());
-    let part = match &result.outcome {
+    metadata.insert("tool_name".into(), result.name.clone().into());
+    let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    metadata.insert("execution_time_ms".into(), millis.into());
+    let data = |value: Value| Part::data(value).with_media_type(JSON);
+    let text = |text: &str| Part::text(text).with_media_type(TEXT);
+    let parts = match &result.outcome {
         Ok(output) => {
             metadata.insert("is_error".into(), false.into());
-            match &output.content {
-                Content::Json(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                    Ok(value) => Part::data(value).with_media_type(JSON),
-                    Err(_) => Part::text(raw.get()).with_media_type(TEXT),
-                },
-                Content::Text(text) => Part::text(text.clone()).with_media_type(TEXT),
+            let value = match &output.content {
+                Content::Json(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
+                Content::Text(_) => None,
+            };
+            match value {
+                Some(object @ Value::Object(_)) => vec![data(object)],
+                // A2A 0.3 data must be an object, and a 004 reader expects one: other JSON is
+                // wrapped the same way on both wires, and `wrapped` says so.
+                Some(other) => {
+                    metadata.insert(RESULT_WRAPPED.into(), true.into());
+                    vec![data(json!({ "result": other }))]
+                }
+                None => {
+                    let output_text = output.as_text();
+                    metadata.insert(RESULT_WRAPPED.into(), true.into());
+                    vec![data(json!({ "result": output_text })), text(output_text)]
+                }
             }
         }
         Err(error) => {
             metadata.insert("is_error".into(), true.into());
             metadata.insert("error_kind".into(), error.kind().as_str().into());
             metadata.insert("retryable".into(), error.is_retryable().into());
-            Part::text(error.message()).with_media_type(TEXT)
+            vec![
+                data(json!({ "error": error.message() })),
+                text(error.message()),
+            ]
         }
     };
-    emit::artifact(&result.name, vec![part], Some(metadata))
+    emit::artifact(&result.name, parts, Some(metadata))
+}
+
+/// Puts each tool's schemas from the tools extension on its skill as well, as `input_schema`
+/// and `output_schema` (remote tools as design 004 writes them), in a card already in JSON:
+/// the official skill type has no such fields. Peers that read them (JSON-level readers, 004
+/// clients) get the schemas on the skill; the official SDKs ignore unknown skill fields. A card
+/// without the tools extension is left as it is.
+pub(super) fn skill_schemas_on_card(card: &mut Value) {
+    let Some(tools) = card
+        .pointer("/capabilities/extensions")
+        .and_then(Value::as_array)
+        .and_then(|exts| {
+            exts.iter()
+                .find(|e| e.get("uri").and_then(Value::as_str) == Some(TOOLS_EXTENSION_URI))
+        })
+        .and_then(|e| e.pointer("/params/tools"))
+        .and_then(Value::as_object)
+        .cloned()
+    else {
+        return;
+    };
+    let Some(skills) = card.get_mut("skills").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for skill in skills.iter_mut().filter_map(Value::as_object_mut) {
+        let id = skill.get("id").and_then(Value::as_str);
+        let Some(entry) = tools
+            .values()
+            .find(|t| t.get("skillId").and_then(Value::as_str) == id && id.is_some())
+        else {
+            continue;
+        };
+        for (from, to) in [
+            ("inputSchema", "input_schema"),
+            ("outputSchema", "output_schema"),
+        ] {
+            if let Some(schema) = entry.get(from) {
+                skill.insert(to.into(), schema.clone());
+            }
+        }
+    }
 }

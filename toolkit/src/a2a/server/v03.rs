@@ -25,6 +25,40 @@ fn version_allows_v03(params: &ServiceParams) -> Result<(), A2AError> {
     }
 }
 
+/// Whether the request is on the 0.3 wire: no `A2A-Version`, or a 0.x one.
+pub(super) fn is_v03_request(params: &ServiceParams) -> bool {
+    version_allows_v03(params).is_ok()
+}
+
+/// The answer to a 0.3 request naming a method A2A does not have: `-32601`, after the same
+/// envelope checks as any other request.
+pub(super) fn method_not_found(envelope: &Value, method: &str) -> Response {
+    let request: JsonRpcRequest = match serde_json::from_value(envelope.clone()) {
+        Ok(r) => r,
+        Err(e) => return invalid_request(envelope, e),
+    };
+    if request.jsonrpc != "2.0" {
+        return error_v03(
+            request.id,
+            A2AError::invalid_request("invalid jsonrpc version"),
+        );
+    }
+    error_v03(request.id, A2AError::method_not_found(method))
+}
+
+/// `-32600` for an envelope that is not a JSON-RPC request, echoing its id when it has one.
+fn invalid_request(envelope: &Value, e: serde_json::Error) -> Response {
+    let id = envelope
+        .get("id")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or(JsonRpcId::Null);
+    rpc_error(
+        StatusCode::OK,
+        id,
+        A2AError::invalid_request(format!("invalid request: {e}")),
+    )
+}
+
 /// A 0.3 JSON-RPC error: code and message (0.3 had no structured `data`).
 fn error_v03(id: JsonRpcId, error: A2AError) -> Response {
     let mut rpc = error.to_jsonrpc_error();
@@ -50,17 +84,7 @@ pub(super) async fn dispatch(
 ) -> Response {
     let request: JsonRpcRequest = match serde_json::from_value(envelope.clone()) {
         Ok(r) => r,
-        Err(e) => {
-            let id = envelope
-                .get("id")
-                .and_then(|v| serde_json::from_value(v.clone()).ok())
-                .unwrap_or(JsonRpcId::Null);
-            return rpc_error(
-                StatusCode::OK,
-                id,
-                A2AError::invalid_request(format!("invalid request: {e}")),
-            );
-        }
+        Err(e) => return invalid_request(envelope, e),
     };
     let id = request.id.clone();
     if request.jsonrpc != "2.0" {
