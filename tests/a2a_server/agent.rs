@@ -13,7 +13,7 @@ fn question(context: &str) -> Value {
         {"data": {"tools": [{"type": "function", "function": {"name": "get_weather",
             "description": "Current weather", "parameters": {"type": "object",
             "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]},
-         "mediaType": "application/json", "metadata": {"type": "tool-definitions", "format": "langchain"}}]})
+         "mediaType": "application/json", "metadata": {"type": "tool-definitions", "format": "openai"}}]})
 }
 
 fn results(task: &Value, entries: Value) -> Value {
@@ -304,10 +304,11 @@ async fn cancelling_a_running_turn_rolls_it_back() {
     );
 }
 
-/// A newer message in the conversation supersedes a task waiting for results: that task's
-/// late results are refused (FAILED), the newer task's are used.
+/// A newer message in the conversation supersedes a task waiting for results: that task is
+/// closed (CANCELED, saying which task took over), its late results are refused, the newer
+/// task's are used.
 #[tokio::test]
-async fn late_results_for_a_superseded_task_are_refused() {
+async fn a_superseded_task_is_closed_and_its_late_results_refused() {
     let server = A2aAgentServer::new(|_context: &str| {
         let model = ScriptedModel::new([
             ScriptedTurn::call("get_weather", json!({"city": "Paris"})),
@@ -326,19 +327,21 @@ async fn late_results_for_a_superseded_task_are_refused() {
     let call_id =
         |task: &Value| task["status"]["message"]["parts"][0]["data"]["tool_calls"][0]["id"].clone();
 
+    let get =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": first["id"]}});
+    let (_, body) = post(&base, &[V1], get.to_string()).await;
+    let closed = &body["result"]["status"];
+    assert_eq!(closed["state"], "TASK_STATE_CANCELED", "{body:#}");
+    let why = closed["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(why.contains("moved on"), "{why}");
+    assert!(why.contains(second["id"].as_str().unwrap()), "{why}");
+
     let late = results(
         first,
         json!([{"tool_call_id": call_id(first), "name": "get_weather", "content": "18"}]),
     );
     let (_, body) = post(&base, &[V1], send(late)).await;
-    let task = &body["result"]["task"];
-    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{body:#}");
-    assert!(
-        task["status"]["message"]["parts"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("no longer waits")
-    );
+    assert_eq!(body["error"]["code"], -32004, "{body:#}");
 
     let current = results(
         second,
