@@ -35,6 +35,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ToolDefinition;
 
+pub(crate) use calls::is_tool_calls_part;
 pub use calls::{extract_tool_calls, tool_calls_part, tool_calls_part_as};
 pub use results::{
     ToolResultEntry, extract_text_results, extract_tool_results, tool_results_part,
