@@ -5,7 +5,7 @@ use agent_toolkit::a2a::server::A2aAgentServer;
 use agent_toolkit::prelude::*;
 use serde_json::{Value, json};
 
-use crate::fixtures::{V1, agent_server, post, send, serve, uuid};
+use crate::fixtures::{V1, agent_server, post, send, serve, uuid, weather_agent};
 
 fn question(context: &str) -> Value {
     json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context, "parts": [
@@ -381,4 +381,168 @@ async fn a_failing_agent_factory_fails_the_task_only() {
         body["result"]["task"]["artifacts"][0]["parts"][0]["text"], "fine",
         "{body:#}"
     );
+}
+
+/// A new message in the conversation (no `taskId`) carrying the results: the text of design
+/// document 000, optionally with other parts.
+fn results_message(context: &Value, text: &str) -> Value {
+    json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context, "parts": [{"text": text}]})
+}
+
+fn get_task(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": id}}).to_string()
+}
+
+/// A client of the project's convention that sends its results the document's way (a new
+/// message with `Tool results: [...]`): they answer the waiting call, the model gets them as a
+/// tool result, and the task that asked is closed, naming the task that took over.
+#[tokio::test]
+async fn results_as_a_new_message_answer_the_waiting_task_and_close_it() {
+    let base = agent_server().await;
+    let context = uuid();
+    let (_, body) = post(&base, &[V1], send(question(&context))).await;
+    let asked = &body["result"]["task"];
+    assert_eq!(
+        asked["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{body:#}"
+    );
+
+    let text = r#"Tool results: [{"name":"get_weather","result":{"temp_c":18}}]"#;
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(&asked["contextId"], text)),
+    )
+    .await;
+    let done = &body["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{body:#}");
+    assert_eq!(
+        done["artifacts"][0]["parts"][0]["text"],
+        "It is 18°C in Paris."
+    );
+    assert_ne!(done["id"], asked["id"]);
+
+    let (_, body) = post(&base, &[V1], get_task(&asked["id"])).await;
+    let status = &body["result"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_CANCELED", "{body:#}");
+    let why = status["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(why.contains("answered in task"), "{why}");
+    assert!(why.contains(done["id"].as_str().unwrap()), "{why}");
+}
+
+/// Results that answer no open call are refused whole (-32602, the open calls listed) and the
+/// conversation keeps waiting; results where nothing waits, or a results text that cannot be
+/// read, are refused too.
+#[tokio::test]
+async fn unusable_results_are_refused_and_say_why() {
+    let base = agent_server().await;
+    let context = json!(uuid());
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(
+            &context,
+            r#"Tool results: [{"name":"get_weather","result":1}]"#,
+        )),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("waits for none"), "{message}");
+
+    let (_, body) = post(&base, &[V1], send(question(context.as_str().unwrap()))).await;
+    let call_id = body["result"]["task"]["status"]["message"]["parts"][0]["data"]["tool_calls"][0]
+        ["id"]
+        .clone();
+    let wrong =
+        r#"Tool results: [{"name":"get_weather","result":1},{"name":"read_file","result":2}]"#;
+    let (_, body) = post(&base, &[V1], send(results_message(&context, wrong))).await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the result for `read_file` answers no open call of that name"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!(
+            "open calls: get_weather ({})",
+            call_id.as_str().unwrap()
+        )),
+        "{message}"
+    );
+
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(&context, "Tool results: not json")),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("must be followed by a JSON array")
+    );
+
+    // Nothing was applied: the right result still finishes the run.
+    let right = r#"Tool "get_weather" returned: {"temp_c": 18}"#;
+    let (_, body) = post(&base, &[V1], send(results_message(&context, right))).await;
+    assert_eq!(
+        body["result"]["task"]["artifacts"][0]["parts"][0]["text"], "It is 18°C in Paris.",
+        "{body:#}"
+    );
+}
+
+/// `Replies` overrides what the client would get: Messages for a client of the project's
+/// convention (calls still in the OpenAI shape it asked for), Tasks for a document client
+/// (calls still LangChain-shaped).
+#[tokio::test]
+async fn the_reply_kind_can_be_chosen_and_the_call_shape_follows_the_client() {
+    use agent_toolkit::a2a::server::Replies;
+
+    let messages = serve(
+        A2aAgentServer::new(weather_agent)
+            .replies(Replies::Message)
+            .router(),
+    )
+    .await;
+    let (_, body) = post(&messages, &[V1], send(question(&uuid()))).await;
+    let reply = &body["result"]["message"];
+    assert_eq!(
+        reply["parts"][0]["metadata"]["format"], "openai",
+        "{body:#}"
+    );
+    assert_eq!(
+        reply["parts"][0]["data"]["tool_calls"][0]["function"]["name"],
+        "get_weather"
+    );
+    assert!(reply.get("taskId").is_none(), "{body:#}");
+
+    let tasks = serve(
+        A2aAgentServer::new(weather_agent)
+            .replies(Replies::Task)
+            .router(),
+    )
+    .await;
+    let mut langchain = question(&uuid());
+    langchain["parts"][1]["metadata"]["format"] = json!("langchain");
+    let (_, body) = post(&tasks, &[V1], send(langchain)).await;
+    let task = &body["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{body:#}"
+    );
+    let call = &task["status"]["message"]["parts"][0]["data"]["tool_calls"][0];
+    assert_eq!(call["args"], json!({"city": "Paris"}), "{body:#}");
+    assert_eq!(call["type"], "tool_call");
+
+    // The document's results text on that task finishes it.
+    let text = r#"Tool results: [{"name":"get_weather","result":"18"}]"#;
+    let mut on_task = results_message(&task["contextId"], text);
+    on_task["taskId"] = task["id"].clone();
+    let (_, body) = post(&tasks, &[V1], send(on_task)).await;
+    let done = &body["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{body:#}");
+    assert_eq!(done["id"], task["id"]);
 }

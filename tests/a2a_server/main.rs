@@ -9,5 +9,6 @@ mod peers;
 mod agent;
 mod bad_input;
 mod fixtures;
+mod js;
 mod python;
 mod tools;
