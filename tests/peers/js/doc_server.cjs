@@ -14,6 +14,7 @@
 //     a NAME the client did not send as a tool gets a plain-text refusal;
 //   - `unknown shape` → tool calls in a shape that is neither LangChain's nor OpenAI's (a broken
 //     server, for the client's error handling);
+//   - `say nothing` → no text and no calls: the reply holds only an empty `tool_calls` list;
 //   - anything else → `You said: <text>`.
 //
 // Usage: node doc_server.cjs PORT v1|v03
@@ -24,6 +25,8 @@ const crypto = require("crypto");
 const { load } = require("./sdk.cjs");
 
 const port = Number(process.argv[2]);
+// The document's log lines, shown with PEER_LOG=1 (stderr is the test's own output).
+const log = process.env.PEER_LOG ? (...a) => console.error(...a) : () => {};
 const sdk = load(process.argv[3] || "v1");
 const express = require("express");
 
@@ -31,7 +34,7 @@ const express = require("express");
 
 /** 从 A2A Message 的 parts 中提取工具定义 (the document's function, as written). */
 function extractToolsFromMessage(message) {
-  console.error("[ToolExtractor] Extracting tools from message...");
+  log("[ToolExtractor] Extracting tools from message...");
   for (const part of message.parts) {
     if (part.kind !== "data") continue;
     const dataPart = part;
@@ -43,14 +46,14 @@ function extractToolsFromMessage(message) {
     ) {
       const tools = dataPart.data.tools;
       if (validateTools(tools)) {
-        console.error(`[ToolExtractor] Found ${tools.length} valid tools in DataPart`);
+        log(`[ToolExtractor] Found ${tools.length} valid tools in DataPart`);
         return tools;
       } else {
-        console.error("[ToolExtractor] Tools found but validation failed");
+        log("[ToolExtractor] Tools found but validation failed");
       }
     }
   }
-  console.error("[ToolExtractor] No tools found in message");
+  log("[ToolExtractor] No tools found in message");
   return [];
 }
 
@@ -123,6 +126,9 @@ class ScriptedChatModel {
     if (RESULTS.test(text)) {
       return { type: "ai", content: `Final answer: ${describeResults(text)}`, tool_calls: [] };
     }
+    if (text.includes("say nothing")) {
+      return { type: "ai", content: "", tool_calls: [] };
+    }
     if (text.includes("unknown shape")) {
       return {
         type: "ai",
@@ -176,12 +182,12 @@ class LLMAgentExecutor {
     const taskId = requestContext.taskId;
     const contextId = requestContext.contextId;
 
-    console.error(`[LLMAgentExecutor] Processing message ${userMessage.messageId} (task ${taskId})`);
+    log(`[LLMAgentExecutor] Processing message ${userMessage.messageId} (task ${taskId})`);
 
     // ========== 提取工具定义 ==========
     const toolDefinitions = extractToolsFromMessage(userMessage);
     if (toolDefinitions.length > 0) {
-      console.error(
+      log(
         `[LLMAgentExecutor] Extracted ${toolDefinitions.length} tools:`,
         toolDefinitions.map((t) => t.function.name).join(", "),
       );
@@ -203,7 +209,7 @@ class LLMAgentExecutor {
       if (toolDefinitions.length > 0) {
         const langchainTools = convertToolsForLangChain(toolDefinitions);
         llmToUse = this.llm.bind({ tools: langchainTools });
-        console.error("[LLMAgentExecutor] Bound tools to LLM");
+        log("[LLMAgentExecutor] Bound tools to LLM");
       }
       // ==================================
 
@@ -215,7 +221,8 @@ class LLMAgentExecutor {
       for await (const chunk of stream) ai = chunk;
       const parts = [];
       if (ai.content) parts.push({ kind: "text", text: ai.content });
-      if (ai.tool_calls.length > 0) {
+      // The calls' part is left out when there are none, unless the message would be empty.
+      if (ai.tool_calls.length > 0 || (!ai.content && !ai.broken_calls)) {
         parts.push({
           kind: "data",
           data: { tool_calls: ai.tool_calls },
