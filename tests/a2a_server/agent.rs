@@ -546,3 +546,48 @@ async fn the_reply_kind_can_be_chosen_and_the_call_shape_follows_the_client() {
     assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{body:#}");
     assert_eq!(done["id"], task["id"]);
 }
+
+/// Streaming to a client of design document 000: the stream is exactly one Message (the calls)
+/// and then ends, as A2A requires of a message reply; over 0.3 it is a `kind: "message"` event.
+#[tokio::test]
+async fn a_message_reply_streams_as_one_message() {
+    let base = agent_server().await;
+    let mut langchain = question(&uuid());
+    langchain["parts"][1]["metadata"]["format"] = json!("langchain");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                         "params": {"message": langchain}});
+    let events = sse(&base, request).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let calls = &events[0]["message"]["parts"][0];
+    assert_eq!(calls["metadata"]["format"], "langchain", "{events:#?}");
+    assert_eq!(
+        calls["data"]["tool_calls"][0]["args"],
+        json!({"city": "Paris"})
+    );
+
+    let v03 = json!({"jsonrpc": "2.0", "id": 2, "method": "message/stream", "params": {"message": {
+        "kind": "message", "messageId": uuid(), "role": "user", "contextId": uuid(),
+        "parts": [{"kind": "text", "text": "What's the weather in Paris?"},
+                  {"kind": "data", "data": langchain["parts"][1]["data"].clone(),
+                   "metadata": {"type": "tool-definitions", "format": "langchain"}}]}}});
+    let text = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .body(v03.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap()["result"].clone())
+        .collect();
+    assert_eq!(events.len(), 1, "{text}");
+    assert_eq!(events[0]["kind"], "message", "{text}");
+    assert_eq!(
+        events[0]["parts"][0]["data"]["tool_calls"][0]["type"],
+        "tool_call"
+    );
+}

@@ -1,18 +1,5 @@
-//! [`ClientToolsSession`]: the client side of client-side tools over A2A.
-//!
-//! The session reads an agent's replies in both dialects of [`parts`](crate::a2a::parts) and
-//! answers each agent in the form it used:
-//!
-//! | the agent asked for calls in | call shapes read | the results go back as |
-//! |------------------------------|------------------|------------------------|
-//! | a Task, `INPUT_REQUIRED` (the project's convention) | OpenAI, LangChain | a `tool-results` part on that task (`taskId`) |
-//! | a Message (design document 000), or a task that already ended | OpenAI, LangChain | a new message in the conversation (`contextId`): the document's `Tool results: […]` text, the tools part again, and the `tool-results` part with the call ids |
-//!
-//! A reply is an answer only when it carries no tool calls: a tool-call part is never read as
-//! an answer, even with text beside it. Calls in a shape neither dialect has are an
-//! [`A2aClientError::InvalidParts`] listing every problem; a reply with neither calls nor an
-//! answer (a message with no text, a completed task with nothing in it) is an
-//! [`A2aClientError::UnexpectedReply`] saying what it held.
+//! [`ClientToolsSession`]: the client side of client-side tools over A2A. It owns how a reply
+//! is classified (answer, tool calls, or neither) and how results go back to the agent.
 
 use std::time::Duration;
 
@@ -80,8 +67,8 @@ pub struct ClientToolsReply {
 /// 2. while the agent asks for tool calls — in a task waiting for input, or in a message, in
 ///    the OpenAI or the LangChain shape — they run locally through [`Toolkit::call_all`] (in
 ///    parallel, with the toolkit's timeouts, retries and concurrency cap) and every result,
-///    failures included, goes back in the form the agent used (see the
-///    [module docs](self));
+///    failures included, goes back in the form the agent used (see
+///    [below](#on-the-wire));
 /// 3. the first reply without tool calls is the answer: a completed task's artifacts, or a
 ///    message's text.
 ///
@@ -103,6 +90,22 @@ pub struct ClientToolsReply {
 /// let follow_up = session.send("And tomorrow?").await?; // same contextId
 /// # Ok(()) }
 /// ```
+///
+/// # On the wire
+///
+/// The session reads an agent's replies in both dialects of [`parts`](crate::a2a::parts) and
+/// answers each agent in the form it used:
+///
+/// | the agent asked for calls in | call shapes read | the results go back as |
+/// |------------------------------|------------------|------------------------|
+/// | a Task, `INPUT_REQUIRED` (the project's convention) | OpenAI, LangChain | a `tool-results` part on that task (`taskId`) |
+/// | a Message (design document 000), or a task that already ended | OpenAI, LangChain | a new message in the conversation (`contextId`): the document's `Tool results: […]` text, the tools part again, and the `tool-results` part with the call ids |
+///
+/// A reply is an answer only when it carries no tool calls: a tool-call part is never read as
+/// an answer, even with text beside it. Calls in a shape neither dialect has are an
+/// [`A2aClientError::InvalidParts`] listing every problem; a reply with neither calls nor an
+/// answer (a message with no text, a completed task with nothing in it) is an
+/// [`A2aClientError::UnexpectedReply`] saying what it held.
 #[derive(Debug)]
 pub struct ClientToolsSession {
     agent: RemoteAgent,

@@ -58,8 +58,9 @@ pub(crate) fn is_tool_calls_part(part: &Part) -> bool {
     }
 }
 
-/// The tool calls an agent asked for in `message`, from every part [`is_tool_calls_part`]
-/// accepts, in either shape:
+/// The tool calls an agent asked for in `message`, from every data part with `metadata.type =
+/// "tool-calls"`, or with no `metadata.type` and a `tool_calls` array (how design-document
+/// servers may send them), in either shape:
 ///
 /// - OpenAI: `{id, type: "function", function: {name, arguments}}`; `arguments` is JSON text
 ///   (an object is accepted too and turned into text; missing or `null` means `{}`);

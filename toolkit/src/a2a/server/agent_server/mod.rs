@@ -2,32 +2,8 @@
 //! (client-side tools).
 //!
 //! This module owns the conversations (one agent per `contextId`), the reply kind of each turn
-//! ([`Replies`]), and how tool results are matched to the calls that wait for them. Both
-//! dialects of [`parts`](crate::a2a::parts) are served, from one server, on A2A 1.0 and 0.3:
-//!
-//! | the client | its calls come | in a | its results go back as |
-//! |------------|----------------|------|------------------------|
-//! | the project's convention (`format: "openai"` or none) | OpenAI wire shape | Task, `INPUT_REQUIRED`, calls in the status message | a `tool-results` part on the same task (`taskId`) |
-//! | design document 000 (`format: "langchain"`) | LangChain shape | Message: `parts[0]` is the answer text, or the calls' data part | a new message in the conversation (`contextId`, no `taskId`), text `Tool results: […]` (or one `Tool "X" returned: …` / `Tool X failed: …` per call), with or without the tools part and a `tool-results` part |
-//!
-//! Any mix is accepted: results in either form, on the task or in a new message of the same
-//! conversation, are matched to the waiting calls (by call id, else by tool name in call order)
-//! and reach the model as tool results; results may come over several messages, and the run
-//! resumes when every call has one. What the server does with results it cannot use:
-//!
-//! - no `contextId` and no `taskId`: refused (`-32602`). There is no conversation to attach
-//!   them to, and a new one would show the model results for a question it never saw;
-//! - a conversation that waits for no results, or a result that answers no open call (a name
-//!   or id with no open call, a call answered twice): refused (`-32602`) with the open calls
-//!   listed, and nothing is applied. On the task itself (the project's convention) the task
-//!   stays `INPUT_REQUIRED` instead, with the same explanation and the open calls;
-//! - a text that claims to be results but cannot be read (`Tool results: not json`): `-32602`
-//!   listing every problem.
-//!
-//! A task left `INPUT_REQUIRED` is closed when its conversation moves on: when its calls are
-//! answered from another message, or a newer message starts another run, it is cancelled with
-//! a status message saying which task took over; results that came for it before are kept for
-//! the model, and a call that never got one gets an error result saying so.
+//! ([`Replies`]), and how tool results are matched to the calls that wait for them; the wire
+//! rules are on [`A2aAgentServer`].
 
 mod pending;
 mod reply;
@@ -104,8 +80,8 @@ impl Replies {
 /// 4. The client runs them and sends the results, on the same task or as a new message in the
 ///    conversation, as a `tool-results` part or as the document's text; they are matched to the
 ///    calls and the agent continues
-///    ([`resume_with_results`](ReActAgent::resume_with_results)). See the
-///    [module docs](self) for every case, including results that cannot be used.
+///    ([`resume_with_results`](ReActAgent::resume_with_results)). See
+///    [below](#on-the-wire) for every case, including results that cannot be used.
 /// 5. The answer is an artifact named `answer` holding a text part, the task `COMPLETED` (or a
 ///    Message whose first part is the text). A failed run (model error, iteration limit) is
 ///    `FAILED` with the reason as text.
@@ -125,6 +101,35 @@ impl Replies {
 /// server.serve(listener).await
 /// # }
 /// ```
+///
+/// # On the wire
+///
+/// Both dialects of [`parts`](crate::a2a::parts) are served, from one server, on A2A 1.0 and
+/// 0.3:
+///
+/// | the client | its calls come | in a | its results go back as |
+/// |------------|----------------|------|------------------------|
+/// | the project's convention (`format: "openai"` or none) | OpenAI wire shape | Task, `INPUT_REQUIRED`, calls in the status message | a `tool-results` part on the same task (`taskId`) |
+/// | design document 000 (`format: "langchain"`) | LangChain shape | Message: `parts[0]` is the answer text, or the calls' data part | a new message in the conversation (`contextId`, no `taskId`), text `Tool results: […]` (or one `Tool "X" returned: …` / `Tool X failed: …` per call), with or without the tools part and a `tool-results` part |
+///
+/// Any mix is accepted: results in either form, on the task or in a new message of the same
+/// conversation, are matched to the waiting calls (by call id, else by tool name in call order)
+/// and reach the model as tool results; results may come over several messages, and the run
+/// resumes when every call has one. What the server does with results it cannot use:
+///
+/// - no `contextId` and no `taskId`: refused (`-32602`). There is no conversation to attach
+///   them to, and a new one would show the model results for a question it never saw;
+/// - a conversation that waits for no results, or a result that answers no open call (a name
+///   or id with no open call, a call answered twice): refused (`-32602`) with the open calls
+///   listed, and nothing is applied. On the task itself (the project's convention) the task
+///   stays `INPUT_REQUIRED` instead, with the same explanation and the open calls;
+/// - a text that claims to be results but cannot be read (`Tool results: not json`): `-32602`
+///   listing every problem.
+///
+/// A task left `INPUT_REQUIRED` is closed when its conversation moves on: when its calls are
+/// answered from another message, or a newer message starts another run, it is cancelled with
+/// a status message saying which task took over; results that came for it before are kept for
+/// the model, and a call that never got one gets an error result saying so.
 #[derive(Clone)]
 pub struct A2aAgentServer {
     factory: AgentFactory,
