@@ -1,6 +1,6 @@
 //! Client-side tools over A2A: the client owns the tools, the agent owns the model.
 //!
-//! Shows the whole loop of design (a) on loopback, offline: an `A2aAgentServer` (a `ReActAgent`
+//! Shows the whole loop of client-side tools on loopback, offline: an `A2aAgentServer` (a `ReActAgent`
 //! on a `ScriptedModel`, in this process) receives a question plus the client's tool
 //! definitions in a data part; it answers with the tool calls its model wants, the task in
 //! `INPUT_REQUIRED`; `ClientToolsSession` runs them locally through the client's own `Toolkit`

@@ -10,6 +10,7 @@ mod peers;
 mod calls;
 mod discovery;
 mod errors;
+mod js;
 mod literal_004;
 mod rust_peers;
 mod session;

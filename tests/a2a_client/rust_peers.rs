@@ -338,3 +338,60 @@ async fn max_rounds_with_our_agent_server() {
         "{err}"
     );
 }
+
+/// Our agent server answering with Messages (design document 000's form): the session answers
+/// in that form (a new message with the results text, the tools part and the structured
+/// results), the server matches the results by call id, and the model gets each as a tool
+/// result. Over 1.0 and 0.3.
+#[tokio::test]
+async fn client_tools_with_our_agent_server_answering_in_messages() {
+    use agent_toolkit::a2a::server::Replies;
+    use agent_toolkit::model::Role;
+
+    for version in [WireVersion::V1, WireVersion::V03] {
+        let model = Arc::new(
+            ScriptedModel::new([ScriptedTurn::calls([
+                ("get_weather", json!({"city": "Paris"})),
+                ("get_weather", json!({"city": "Rome"})),
+            ])])
+            .then_expect(
+                |request| {
+                    let tools: Vec<_> = request
+                        .messages
+                        .iter()
+                        .filter(|m| m.role == Role::Tool)
+                        .map(|m| (m.tool_call_id.as_deref().unwrap_or(""), m.content.as_str()))
+                        .collect();
+                    let calls = &request.messages[1].tool_calls;
+                    (tools
+                        == [
+                            (&*calls[0].id, "18C and sunny in Paris"),
+                            (&*calls[1].id, "18C and sunny in Rome"),
+                        ])
+                    .then_some(())
+                    .ok_or(format!("the results did not reach the model: {tools:?}"))
+                },
+                ScriptedTurn::text("Both 18C."),
+            ),
+        );
+        let answering = model.clone();
+        let server =
+            A2aAgentServer::new(move |_context| ReActAgent::builder(answering.clone()).build())
+                .replies(Replies::Message);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(server.serve(listener));
+        let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
+        let agent = RemoteAgent::builder(&url)
+            .prefer_version(version)
+            .connect()
+            .await
+            .unwrap();
+        let mut session = ClientToolsSession::new(agent, toolkit);
+        let reply = session.send("Weather in Paris and Rome?").await.unwrap();
+        assert_eq!(reply.answer, "Both 18C.", "{version:?}");
+        assert_eq!(reply.rounds, 1);
+        assert!(reply.task_id.is_empty(), "answered in a message");
+        assert_eq!(model.remaining(), 0);
+    }
+}

@@ -5,7 +5,7 @@ use agent_toolkit::a2a::server::A2aAgentServer;
 use agent_toolkit::prelude::*;
 use serde_json::{Value, json};
 
-use crate::fixtures::{V1, agent_server, post, send, serve, uuid};
+use crate::fixtures::{V1, agent_server, post, send, serve, uuid, weather_agent};
 
 fn question(context: &str) -> Value {
     json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context, "parts": [
@@ -13,7 +13,7 @@ fn question(context: &str) -> Value {
         {"data": {"tools": [{"type": "function", "function": {"name": "get_weather",
             "description": "Current weather", "parameters": {"type": "object",
             "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]},
-         "mediaType": "application/json", "metadata": {"type": "tool-definitions", "format": "langchain"}}]})
+         "mediaType": "application/json", "metadata": {"type": "tool-definitions", "format": "openai"}}]})
 }
 
 fn results(task: &Value, entries: Value) -> Value {
@@ -304,10 +304,11 @@ async fn cancelling_a_running_turn_rolls_it_back() {
     );
 }
 
-/// A newer message in the conversation supersedes a task waiting for results: that task's
-/// late results are refused (FAILED), the newer task's are used.
+/// A newer message in the conversation supersedes a task waiting for results: that task is
+/// closed (CANCELED, saying which task took over), its late results are refused, the newer
+/// task's are used.
 #[tokio::test]
-async fn late_results_for_a_superseded_task_are_refused() {
+async fn a_superseded_task_is_closed_and_its_late_results_refused() {
     let server = A2aAgentServer::new(|_context: &str| {
         let model = ScriptedModel::new([
             ScriptedTurn::call("get_weather", json!({"city": "Paris"})),
@@ -326,19 +327,21 @@ async fn late_results_for_a_superseded_task_are_refused() {
     let call_id =
         |task: &Value| task["status"]["message"]["parts"][0]["data"]["tool_calls"][0]["id"].clone();
 
+    let get =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": first["id"]}});
+    let (_, body) = post(&base, &[V1], get.to_string()).await;
+    let closed = &body["result"]["status"];
+    assert_eq!(closed["state"], "TASK_STATE_CANCELED", "{body:#}");
+    let why = closed["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(why.contains("moved on"), "{why}");
+    assert!(why.contains(second["id"].as_str().unwrap()), "{why}");
+
     let late = results(
         first,
         json!([{"tool_call_id": call_id(first), "name": "get_weather", "content": "18"}]),
     );
     let (_, body) = post(&base, &[V1], send(late)).await;
-    let task = &body["result"]["task"];
-    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{body:#}");
-    assert!(
-        task["status"]["message"]["parts"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("no longer waits")
-    );
+    assert_eq!(body["error"]["code"], -32004, "{body:#}");
 
     let current = results(
         second,
@@ -377,5 +380,214 @@ async fn a_failing_agent_factory_fails_the_task_only() {
     assert_eq!(
         body["result"]["task"]["artifacts"][0]["parts"][0]["text"], "fine",
         "{body:#}"
+    );
+}
+
+/// A new message in the conversation (no `taskId`) carrying the results: the text of design
+/// document 000, optionally with other parts.
+fn results_message(context: &Value, text: &str) -> Value {
+    json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context, "parts": [{"text": text}]})
+}
+
+fn get_task(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": id}}).to_string()
+}
+
+/// A client of the project's convention that sends its results the document's way (a new
+/// message with `Tool results: [...]`): they answer the waiting call, the model gets them as a
+/// tool result, and the task that asked is closed, naming the task that took over.
+#[tokio::test]
+async fn results_as_a_new_message_answer_the_waiting_task_and_close_it() {
+    let base = agent_server().await;
+    let context = uuid();
+    let (_, body) = post(&base, &[V1], send(question(&context))).await;
+    let asked = &body["result"]["task"];
+    assert_eq!(
+        asked["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{body:#}"
+    );
+
+    let text = r#"Tool results: [{"name":"get_weather","result":{"temp_c":18}}]"#;
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(&asked["contextId"], text)),
+    )
+    .await;
+    let done = &body["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{body:#}");
+    assert_eq!(
+        done["artifacts"][0]["parts"][0]["text"],
+        "It is 18°C in Paris."
+    );
+    assert_ne!(done["id"], asked["id"]);
+
+    let (_, body) = post(&base, &[V1], get_task(&asked["id"])).await;
+    let status = &body["result"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_CANCELED", "{body:#}");
+    let why = status["message"]["parts"][0]["text"].as_str().unwrap();
+    assert!(why.contains("answered in task"), "{why}");
+    assert!(why.contains(done["id"].as_str().unwrap()), "{why}");
+}
+
+/// Results that answer no open call are refused whole (-32602, the open calls listed) and the
+/// conversation keeps waiting; results where nothing waits, or a results text that cannot be
+/// read, are refused too.
+#[tokio::test]
+async fn unusable_results_are_refused_and_say_why() {
+    let base = agent_server().await;
+    let context = json!(uuid());
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(
+            &context,
+            r#"Tool results: [{"name":"get_weather","result":1}]"#,
+        )),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("waits for none"), "{message}");
+
+    let (_, body) = post(&base, &[V1], send(question(context.as_str().unwrap()))).await;
+    let call_id = body["result"]["task"]["status"]["message"]["parts"][0]["data"]["tool_calls"][0]
+        ["id"]
+        .clone();
+    let wrong =
+        r#"Tool results: [{"name":"get_weather","result":1},{"name":"read_file","result":2}]"#;
+    let (_, body) = post(&base, &[V1], send(results_message(&context, wrong))).await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the result for `read_file` answers no open call of that name"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!(
+            "open calls: get_weather ({})",
+            call_id.as_str().unwrap()
+        )),
+        "{message}"
+    );
+
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(results_message(&context, "Tool results: not json")),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body:#}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("must be followed by a JSON array")
+    );
+
+    // Nothing was applied: the right result still finishes the run.
+    let right = r#"Tool "get_weather" returned: {"temp_c": 18}"#;
+    let (_, body) = post(&base, &[V1], send(results_message(&context, right))).await;
+    assert_eq!(
+        body["result"]["task"]["artifacts"][0]["parts"][0]["text"], "It is 18°C in Paris.",
+        "{body:#}"
+    );
+}
+
+/// `Replies` overrides what the client would get: Messages for a client of the project's
+/// convention (calls still in the OpenAI shape it asked for), Tasks for a document client
+/// (calls still LangChain-shaped).
+#[tokio::test]
+async fn the_reply_kind_can_be_chosen_and_the_call_shape_follows_the_client() {
+    use agent_toolkit::a2a::server::Replies;
+
+    let messages = serve(
+        A2aAgentServer::new(weather_agent)
+            .replies(Replies::Message)
+            .router(),
+    )
+    .await;
+    let (_, body) = post(&messages, &[V1], send(question(&uuid()))).await;
+    let reply = &body["result"]["message"];
+    assert_eq!(
+        reply["parts"][0]["metadata"]["format"], "openai",
+        "{body:#}"
+    );
+    assert_eq!(
+        reply["parts"][0]["data"]["tool_calls"][0]["function"]["name"],
+        "get_weather"
+    );
+    assert!(reply.get("taskId").is_none(), "{body:#}");
+
+    let tasks = serve(
+        A2aAgentServer::new(weather_agent)
+            .replies(Replies::Task)
+            .router(),
+    )
+    .await;
+    let mut langchain = question(&uuid());
+    langchain["parts"][1]["metadata"]["format"] = json!("langchain");
+    let (_, body) = post(&tasks, &[V1], send(langchain)).await;
+    let task = &body["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{body:#}"
+    );
+    let call = &task["status"]["message"]["parts"][0]["data"]["tool_calls"][0];
+    assert_eq!(call["args"], json!({"city": "Paris"}), "{body:#}");
+    assert_eq!(call["type"], "tool_call");
+
+    // The document's results text on that task finishes it.
+    let text = r#"Tool results: [{"name":"get_weather","result":"18"}]"#;
+    let mut on_task = results_message(&task["contextId"], text);
+    on_task["taskId"] = task["id"].clone();
+    let (_, body) = post(&tasks, &[V1], send(on_task)).await;
+    let done = &body["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{body:#}");
+    assert_eq!(done["id"], task["id"]);
+}
+
+/// Streaming to a client of design document 000: the stream is exactly one Message (the calls)
+/// and then ends, as A2A requires of a message reply; over 0.3 it is a `kind: "message"` event.
+#[tokio::test]
+async fn a_message_reply_streams_as_one_message() {
+    let base = agent_server().await;
+    let mut langchain = question(&uuid());
+    langchain["parts"][1]["metadata"]["format"] = json!("langchain");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                         "params": {"message": langchain}});
+    let events = sse(&base, request).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let calls = &events[0]["message"]["parts"][0];
+    assert_eq!(calls["metadata"]["format"], "langchain", "{events:#?}");
+    assert_eq!(
+        calls["data"]["tool_calls"][0]["args"],
+        json!({"city": "Paris"})
+    );
+
+    let v03 = json!({"jsonrpc": "2.0", "id": 2, "method": "message/stream", "params": {"message": {
+        "kind": "message", "messageId": uuid(), "role": "user", "contextId": uuid(),
+        "parts": [{"kind": "text", "text": "What's the weather in Paris?"},
+                  {"kind": "data", "data": langchain["parts"][1]["data"].clone(),
+                   "metadata": {"type": "tool-definitions", "format": "langchain"}}]}}});
+    let text = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .body(v03.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap()["result"].clone())
+        .collect();
+    assert_eq!(events.len(), 1, "{text}");
+    assert_eq!(events[0]["kind"], "message", "{text}");
+    assert_eq!(
+        events[0]["parts"][0]["data"]["tool_calls"][0]["type"],
+        "tool_call"
     );
 }

@@ -9,6 +9,7 @@ mod peers;
 mod agent;
 mod bad_input;
 mod fixtures;
+mod js;
 mod literal_004;
 mod python;
 mod tools;

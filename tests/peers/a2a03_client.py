@@ -99,7 +99,7 @@ async def agent(url, report):
         context_id=context_id,
         parts=[
             Part(root=TextPart(text="What's the weather in Paris?")),
-            Part(root=DataPart(data={"tools": TOOLS}, metadata={"type": "tool-definitions", "format": "langchain"})),
+            Part(root=DataPart(data={"tools": TOOLS}, metadata={"type": "tool-definitions", "format": "openai"})),
         ],
     )
     events = [e async for e in client.send_message(question)]

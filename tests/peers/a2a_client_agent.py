@@ -1,8 +1,10 @@
-"""a2a-sdk 1.x as the client of our A2aAgentServer: client-side tools (design (a)).
+"""a2a-sdk 1.x as the client of our A2aAgentServer: client-side tools, the project's convention.
 
 Usage: a2a_client_agent.py BASE_URL
 
-Sends a question with its own tool definitions in a `tool-definitions` data part, runs the
+Sends a question with its own tool definitions in a `tool-definitions` data part (`format:
+"openai"`: calls in the OpenAI wire shape, on the task; `"langchain"` would ask for design
+document 000's dialect instead), runs the
 tool calls the agent sends back (task INPUT_REQUIRED, `tool-calls` part) locally, returns the
 results in a `tool-results` part on the same task, and reads the final answer artifact. Prints
 one JSON report on stdout.
@@ -65,7 +67,7 @@ async def main():
         role=Role.ROLE_USER,
         message_id=str(uuid.uuid4()),
         context_id=context_id,
-        parts=[Part(text="What's the weather in Paris?"), data_part({"tools": TOOLS}, "tool-definitions", "langchain")],
+        parts=[Part(text="What's the weather in Paris?"), data_part({"tools": TOOLS}, "tool-definitions", "openai")],
     )
     task = await send(client, question)
     while task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED":

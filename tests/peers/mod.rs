@@ -1,8 +1,10 @@
-//! Shared harness for interop tests against the official Python SDKs (real peers on loopback).
+//! Shared harness for interop tests against the official Python and JS SDKs (real peers on
+//! loopback).
 //!
 //! Include it from a test binary with `#[path = "../peers/mod.rs"] mod peers;`.
-//! The virtual environments are made by `tests/peers/setup.sh` (run by `.ci/run`); when one is
-//! missing, [`python`] runs the script itself, so `cargo test` alone is enough.
+//! The Python virtual environments and the JS packages (`target/js`, from
+//! `tests/peers/js/package-lock.json`) are made by `tests/peers/setup.sh` (run by `.ci/run`);
+//! [`python`] and [`node`] run it themselves when needed, so `cargo test` alone is enough.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -44,7 +46,7 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The interpreter of `env`, installing the environments first if needed.
+/// The interpreter of `env`, installing the Python environments first if needed.
 pub fn python(env: Env) -> PathBuf {
     static SETUP: OnceLock<()> = OnceLock::new();
     let root = workspace_root();
@@ -54,6 +56,7 @@ pub fn python(env: Env) -> PathBuf {
         SETUP.get_or_init(|| {
             let status = std::process::Command::new("bash")
                 .arg(root.join("tests/peers/setup.sh"))
+                .arg("py")
                 .status()
                 .expect("run tests/peers/setup.sh");
             assert!(status.success(), "tests/peers/setup.sh failed");
@@ -67,7 +70,7 @@ pub fn python(env: Env) -> PathBuf {
     py
 }
 
-/// A Python peer process; killed when dropped.
+/// A peer process; killed when dropped.
 pub struct Peer {
     /// The child process (stdin/stdout piped unless the spawner said otherwise).
     pub child: Child,
@@ -80,11 +83,24 @@ pub struct Peer {
 /// a line starting with `READY` on stdout. Stderr is inherited so failures show in test output.
 /// Lines before `READY` are echoed to stderr.
 pub async fn spawn_ready(env: Env, script: &str, args: &[&str]) -> Peer {
-    let py = python(env);
-    let mut child = Command::new(py)
+    let mut command = Command::new(python(env));
+    command
         .arg(workspace_root().join("tests/peers").join(script))
         .args(args)
-        .env("PYTHONUNBUFFERED", "1")
+        .env("PYTHONUNBUFFERED", "1");
+    ready(command, script).await
+}
+
+/// Starts `tests/peers/js/<script>` under Node with the packages of `target/js`, and waits for
+/// `READY` as [`spawn_ready`] does.
+pub async fn spawn_node_ready(script: &str, args: &[&str]) -> Peer {
+    let mut command = node(script);
+    command.args(args);
+    ready(command, script).await
+}
+
+async fn ready(mut command: Command, script: &str) -> Peer {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -121,24 +137,52 @@ pub async fn run_script(
     args: &[&str],
     timeout: Duration,
 ) -> (bool, String, String) {
-    let py = python(env);
-    let out = tokio::time::timeout(
-        timeout,
-        Command::new(py)
-            .arg(workspace_root().join("tests/peers").join(script))
-            .args(args)
-            .env("PYTHONUNBUFFERED", "1")
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .unwrap_or_else(|_| panic!("{script} ran longer than {timeout:?}"))
-    .unwrap_or_else(|e| panic!("run {script}: {e}"));
+    let mut command = Command::new(python(env));
+    command
+        .arg(workspace_root().join("tests/peers").join(script))
+        .args(args)
+        .env("PYTHONUNBUFFERED", "1");
+    run(command, script, timeout).await
+}
+
+/// Runs `tests/peers/js/<script>` to completion under Node, as [`run_script`] does.
+pub async fn run_node(script: &str, args: &[&str], timeout: Duration) -> (bool, String, String) {
+    let mut command = node(script);
+    command.args(args);
+    run(command, script, timeout).await
+}
+
+async fn run(mut command: Command, script: &str, timeout: Duration) -> (bool, String, String) {
+    let out = tokio::time::timeout(timeout, command.kill_on_drop(true).output())
+        .await
+        .unwrap_or_else(|_| panic!("{script} ran longer than {timeout:?}"))
+        .unwrap_or_else(|e| panic!("run {script}: {e}"));
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `node tests/peers/js/<script>`, resolving packages from `target/js/node_modules` (installed
+/// first if needed: `setup.sh js` runs once per test binary; it does nothing when the packages
+/// match the lock file).
+pub fn node(script: &str) -> Command {
+    static SETUP: OnceLock<()> = OnceLock::new();
+    let root = workspace_root();
+    SETUP.get_or_init(|| {
+        let status = std::process::Command::new("bash")
+            .arg(root.join("tests/peers/setup.sh"))
+            .arg("js")
+            .status()
+            .expect("run tests/peers/setup.sh js (needs node and npm)");
+        assert!(status.success(), "tests/peers/setup.sh js failed");
+    });
+    let mut command = Command::new("node");
+    command
+        .arg(root.join("tests/peers/js").join(script))
+        .env("NODE_PATH", root.join("target/js/node_modules"));
+    command
 }
 
 /// A free loopback port (bound then released; fine for tests).

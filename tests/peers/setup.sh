@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Installs the official Python SDKs that the interop tests use as real peers, each in its own
-# virtual environment under target/py/ (outside git). Idempotent: a finished environment has a
-# `.ready` marker and is skipped. Called by .ci/run, and by the tests themselves when missing.
+# Installs the official SDKs that the interop tests use as real peers, under target/ (outside
+# git). Idempotent: a finished environment has a `.ready` marker and is skipped. Called by
+# .ci/run, and by the tests themselves when missing.
 #   target/py/a2a1   a2a-sdk 1.x (A2A 1.0, with its 0.3 compatibility layer) + uvicorn
 #   target/py/a2a03  a2a-sdk 0.3.26 (pure A2A 0.3 `kind` shapes) + uvicorn
 #   target/py/mcp    mcp 2.x (the official MCP Python SDK) + uvicorn
+#   target/js        @a2a-js/sdk 1.x (A2A 1.0) and 0.3.14 (A2A 0.3) + express, from
+#                    tests/peers/js/package-lock.json (`npm ci`); reinstalled when the lock changes
+# Usage: setup.sh [py|js]   (default: both)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 py="${PYTHON:-python3}"
-mkdir -p "$root/target/py"
+what="${1:-all}"
 
 make_env() {
     local name="$1"; shift
@@ -21,10 +24,34 @@ make_env() {
     echo "installed $name: $*"
 }
 
-(
-    # One installer at a time, whoever calls (CI or several test binaries at once).
-    flock 9
-    make_env a2a1 "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "httpx==0.28.1"
-    make_env a2a03 "a2a-sdk[http-server]==0.3.26" "uvicorn==0.54.0"
-    make_env mcp "mcp==2.3.0" "uvicorn==0.54.0"
-) 9> "$root/target/py/.lock"
+make_js() {
+    local src="$root/tests/peers/js"
+    local dir="$root/target/js"
+    local want
+    want="$(sha256sum "$src/package-lock.json" | cut -d' ' -f1)"
+    if [[ -f "$dir/.ready" && "$(cat "$dir/.ready")" == "$want" ]]; then return 0; fi
+    rm -rf "$dir/node_modules" "$dir/.ready"
+    cp "$src/package.json" "$src/package-lock.json" "$dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$dir/.ready"
+    echo "installed target/js from tests/peers/js/package-lock.json"
+}
+
+if [[ "$what" == all || "$what" == py ]]; then
+    mkdir -p "$root/target/py"
+    (
+        # One installer at a time, whoever calls (CI or several test binaries at once).
+        flock 9
+        make_env a2a1 "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "httpx==0.28.1"
+        make_env a2a03 "a2a-sdk[http-server]==0.3.26" "uvicorn==0.54.0"
+        make_env mcp "mcp==2.3.0" "uvicorn==0.54.0"
+    ) 9> "$root/target/py/.lock"
+fi
+
+if [[ "$what" == all || "$what" == js ]]; then
+    mkdir -p "$root/target/js"
+    (
+        flock 9
+        make_js
+    ) 9> "$root/target/js/.lock"
+fi

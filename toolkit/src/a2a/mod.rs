@@ -3,7 +3,8 @@
 //! Built on the official A2A Rust crates (`a2a-lf`, `a2a-client-lf`, `a2a-server-lf`), which
 //! speak A2A 1.0; peers still on 0.3 are served and called through a small conversion layer.
 //!
-//! - [`parts`]: the data parts that carry tool definitions, tool calls and tool results.
+//! - [`parts`]: the parts that carry tool definitions, tool calls and tool results, in the
+//!   project's convention and in design document 000's (LangChain-shaped calls, text results).
 //! - [`compat`]: A2A 0.3 JSON to and from the 1.0 types.
 //! - [`server`]: a toolkit served to other agents, and an agent serving clients that bring their
 //!   own tools.

@@ -161,16 +161,36 @@ impl ReActAgent {
     /// Close a waiting run: each pending call gets an error result, so the conversation stays
     /// valid for providers that require every call to be answered.
     pub(crate) fn abandon_external_calls(&mut self) {
-        if let Some(suspended) = self.suspended.take() {
-            for call in suspended.pending {
-                self.memory.push(Message {
+        self.close_external_calls(Vec::new());
+    }
+
+    /// Close a waiting run without running the model: each pending call gets its result from
+    /// `received` (tool messages, matched by call id) or, when none came, an error result saying
+    /// so. Results that arrived before the conversation moved on are kept, never dropped.
+    pub(crate) fn close_external_calls(&mut self, received: Vec<Message>) {
+        let Some(suspended) = self.suspended.take() else {
+            return;
+        };
+        let mut received: HashMap<Arc<str>, Message> = received
+            .into_iter()
+            .filter_map(|m| m.tool_call_id.clone().map(|id| (id, m)))
+            .collect();
+        for call in suspended.pending {
+            let answer = match received.remove(&call.id) {
+                Some(m) => Message {
+                    role: Role::Tool,
+                    name: m.name.clone().or_else(|| Some(call.name.clone())),
+                    ..m
+                },
+                None => Message {
                     tool_call_id: Some(call.id.clone()),
                     name: Some(call.name.clone()),
                     is_error: true,
                     role: Role::Tool,
                     ..Message::user(NO_RESULT)
-                });
-            }
+                },
+            };
+            self.memory.push(answer);
         }
     }
 

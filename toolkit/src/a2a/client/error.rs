@@ -76,16 +76,27 @@ pub enum A2aClientError {
         /// The agent's status message, if it sent one.
         message: String,
     },
-    /// The agent kept asking for tool calls beyond the session's limit. The remote task was
-    /// cancelled.
+    /// The agent kept asking for tool calls beyond the session's limit. The remote task, if
+    /// the calls came in one, was cancelled.
     #[error(
-        "the agent asked for tool calls in more than {max_rounds} rounds (task {task_id}); the task was cancelled. Raise the limit with `max_rounds` if the agent legitimately needs more"
+        "the agent asked for tool calls in more than {max_rounds} rounds{}. Raise the limit with `max_rounds` if the agent legitimately needs more",
+        if task_id.is_empty() { String::new() } else { format!(" (task {task_id}); the task was cancelled") }
     )]
     MaxRounds {
         /// The limit that was reached.
         max_rounds: usize,
-        /// The task that was cancelled.
+        /// The task that was cancelled; empty when the calls came in a message.
         task_id: String,
+    },
+    /// The agent's reply is neither an answer nor tool calls this client can run, e.g. a
+    /// message with no text, or a completed task with nothing in it. Not retryable: the same
+    /// request gets the same reply.
+    #[error("the A2A agent at {url} sent a reply that is neither an answer nor tool calls: {what}")]
+    UnexpectedReply {
+        /// The agent's URL.
+        url: String,
+        /// What the reply held.
+        what: String,
     },
     /// A tools data part in the agent's answer was malformed.
     #[error(transparent)]

@@ -6,8 +6,9 @@
 //! - [`RemoteToolRegistry`] and [`RemoteTool`] (remote tools): tools discovered from agent
 //!   cards (skills tagged `tool`, schemas in the tools extension or on the skill), registered in
 //!   a local [`Toolkit`](crate::Toolkit) like any other tool.
-//! - [`ClientToolsSession`] (design (a)): send a message with this client's tool definitions,
-//!   run the calls the agent asks for locally, return the results, until the agent answers.
+//! - [`ClientToolsSession`] (client-side tools): send a message with this client's tool
+//!   definitions, run the calls the agent asks for locally, return the results, until the agent
+//!   answers; in the project's convention or design document 000's, whichever the agent speaks.
 //! - [`A2aClientError`]: connection and protocol failures (retryable) told apart from refusals
 //!   and failed remote work.
 //!

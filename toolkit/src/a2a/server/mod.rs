@@ -1,5 +1,5 @@
 //! A2A servers on axum: a toolkit's tools for other agents ([`A2aToolServer`], design (b)), and
-//! an agent whose clients bring their own tools ([`A2aAgentServer`], design (a)).
+//! an agent whose clients bring their own tools ([`A2aAgentServer`], client-side tools).
 //!
 //! Both are built on `a2a-server-lf`: its [`DefaultRequestHandler`] keeps the tasks and runs
 //! an [`AgentExecutor`], its JSON-RPC router serves A2A 1.0. Around it, [`a2a_router`] adds:
@@ -38,7 +38,7 @@ mod tool_server;
 mod v03;
 mod validate;
 
-pub use agent_server::{A2aAgentServer, AgentFactory};
+pub use agent_server::{A2aAgentServer, AgentFactory, Replies};
 pub use http::{CardFn, SendCheck, ServerOptions, a2a_router};
 pub use tool_server::{A2aToolServer, PROGRESS, progress_part};
 
@@ -52,6 +52,7 @@ pub use crate::a2a::client::TOOLS_EXTENSION_URI;
 
 /// The URI of the client-tools extension an [`A2aAgentServer`] card declares: messages may
 /// carry tool definitions in a data part (`metadata.type = "tool-definitions"`), calls come
-/// back in a `tool-calls` part with the task `INPUT_REQUIRED`, results go in a `tool-results`
-/// part on the same task.
+/// back in a `tool-calls` part (by default with the task `INPUT_REQUIRED`, or in a Message for
+/// clients of design document 000), results go in a `tool-results` part on the same task or as
+/// a new message in the conversation (see [`A2aAgentServer`]).
 pub const CLIENT_TOOLS_EXTENSION_URI: &str = "https://agent-toolkit.dev/a2a/ext/client-tools/v1";
