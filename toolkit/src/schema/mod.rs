@@ -3,6 +3,7 @@
 
 pub mod canonical;
 pub mod dialect;
+mod integers;
 
 pub use canonical::{param_schema, schema_generator, standalone_schema};
 pub use dialect::{Dialect, NameMap};
