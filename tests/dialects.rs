@@ -4,6 +4,8 @@
 
 #[path = "dialects/integers.rs"]
 mod integers;
+#[path = "dialects/tagged.rs"]
+mod tagged;
 
 use std::collections::HashMap;
 
