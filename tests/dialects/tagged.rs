@@ -2,7 +2,8 @@
 //! values written the way a strict-mode model must write them (every key present, `null` for
 //! "not given") are generated from the strict schema itself, one per combination of enum
 //! variants and null choices; after `normalize_arguments` each one deserializes into the Rust
-//! type. The other dialects leave arguments untouched.
+//! type and passes the canonical, OpenAI and Anthropic schemas. The other dialects leave
+//! arguments untouched.
 
 use agent_toolkit::Dialect;
 use schemars::JsonSchema;
@@ -10,7 +11,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{canonical, validator};
+use super::{assert_meta_valid, canonical, validator};
 
 fn default_speed() -> u8 {
     5
@@ -236,8 +237,16 @@ fn strict_round_trip<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(name: &
         "{name}: strict mode cannot express it"
     );
     let strict = Dialect::OpenAiStrict.parameters(&canonical);
+    for dialect in Dialect::ALL {
+        assert_meta_valid(dialect, &dialect.parameters(&canonical));
+    }
     let strict_validator = validator(&strict);
     let canonical_validator = validator(&canonical);
+    let loose_validators: Vec<(Dialect, jsonschema::Validator)> =
+        [Dialect::OpenAi, Dialect::Anthropic]
+            .into_iter()
+            .map(|d| (d, validator(&d.parameters(&canonical))))
+            .collect();
     let mut repaired = 0;
     for seed in 0..256 {
         let mut writer = Writer {
@@ -272,14 +281,21 @@ fn strict_round_trip<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(name: &
                  sent: {original:#}\nnormalized: {arguments:#}"
             );
         }
-        let errors: Vec<String> = canonical_validator
-            .iter_errors(&arguments)
-            .map(|e| format!("{e} at {}", e.instance_path))
-            .collect();
-        assert!(
-            errors.is_empty(),
-            "{name}, seed {seed}: normalized arguments fail the canonical schema: {errors:?}\n{arguments:#}"
-        );
+        // What the tool accepts, every JSON Schema dialect accepts (Gemini's OpenAPI
+        // `nullable` is not JSON Schema, so a JSON Schema validator cannot judge it).
+        for (dialect, validator) in [(Dialect::Mcp, &canonical_validator)]
+            .into_iter()
+            .chain(loose_validators.iter().map(|(d, v)| (*d, v)))
+        {
+            let errors: Vec<String> = validator
+                .iter_errors(&arguments)
+                .map(|e| format!("{e} at {}", e.instance_path))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{name}, seed {seed}: {dialect:?} refuses the normalized arguments: {errors:?}\n{arguments:#}"
+            );
+        }
         if serde_json::from_value::<Param<T>>(original).is_err() {
             repaired += 1;
         }
