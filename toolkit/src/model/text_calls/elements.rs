@@ -15,6 +15,10 @@ use super::parse::snippet;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
+/// Deepest nesting of parameter elements read. Deeper input is refused rather than risk the
+/// stack of the recursive typing; no parameter schema nests this deep in practice.
+const MAX_NESTING: usize = 64;
+
 /// A parameter element as written: its name and what it holds.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Element {
@@ -63,7 +67,14 @@ pub(super) fn read(
             ))
         })?;
         match event {
-            Event::Start(tag) => stack.push(Frame::new(tag.name().as_ref())),
+            Event::Start(tag) => {
+                if stack.len() > MAX_NESTING {
+                    return Err(bad(format!(
+                        "elements are nested more than {MAX_NESTING} levels deep"
+                    )));
+                }
+                stack.push(Frame::new(tag.name().as_ref()));
+            }
             Event::Empty(tag) => {
                 let element = Element {
                     name: tag.name().as_ref().to_owned(),

@@ -329,6 +329,12 @@ fn malformed_elements_are_refused_with_what_and_where() {
         "{message}"
     );
 
+    let deep = format!("{}1{}", "<a>".repeat(100_000), "</a>".repeat(100_000));
+    let message = refused(&deep);
+    assert!(message.contains("nested more than 64 levels"), "{message}");
+    let fine = format!("{}1{}", "<a>".repeat(60), "</a>".repeat(60));
+    assert!(args(json!({"type": "object"}), &fine).get("a").is_some());
+
     let tools = [ToolDefinition::new(
         "t",
         "A tool.",
