@@ -2,6 +2,11 @@
 //! snapshots, meta-schema validity, what model-style arguments each dialect accepts, and the
 //! structural rules each provider imposes.
 
+#[path = "dialects/integers.rs"]
+mod integers;
+#[path = "dialects/tagged.rs"]
+mod tagged;
+
 use std::collections::HashMap;
 
 use agent_toolkit::{Dialect, NameMap, ToolAnnotations, ToolDefinition};
@@ -325,7 +330,7 @@ fn strict_falls_back_to_non_strict_for_maps() {
     let parameters = Dialect::OpenAiStrict.parameters(def.parameters());
     assert_eq!(
         parameters["properties"]["counters"]["additionalProperties"],
-        json!({"type": "integer"})
+        json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX})
     );
     assert_eq!(parameters["additionalProperties"], json!(false));
     let rendered = Dialect::OpenAiStrict.render(&def, "place_order");

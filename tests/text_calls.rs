@@ -363,3 +363,139 @@ async fn streams_and_forwards_name() {
     assert!(matches!(&events[1], ChatEvent::ToolCallStarted { name, .. } if name == "search"));
     assert!(matches!(events.last(), Some(ChatEvent::Done(r)) if r.message.tool_calls.len() == 1));
 }
+
+/// The calculator of `seeds/002`, as a real tool: its `a` and `b` are numbers, `operation` a
+/// string enum.
+mod calculator {
+    use agent_toolkit::prelude::*;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Operation {
+        Add,
+        Sub,
+        Mul,
+        Div,
+    }
+
+    /// Perform arithmetic operations.
+    #[tool]
+    pub fn calculator(a: f64, b: f64, operation: Operation) -> Result<String, ToolError> {
+        let result = match operation {
+            Operation::Add => a + b,
+            Operation::Sub => a - b,
+            Operation::Mul => a * b,
+            Operation::Div if b == 0.0 => {
+                return Err(ToolError::execution("Division by zero"));
+            }
+            Operation::Div => a / b,
+        };
+        Ok(result.to_string())
+    }
+
+    /// Counts `times` repetitions of a code, to show that element text stays a string where
+    /// the schema says string.
+    #[tool]
+    pub fn repeat(code: String, times: u8, tags: Vec<String>) -> String {
+        format!("{} x{times} {tags:?}", code.repeat(usize::from(times)))
+    }
+}
+
+/// The XML form of `seeds/002`, verbatim, runs the tool through `TextToolCalls` and an agent.
+#[tokio::test]
+async fn the_002_xml_form_runs_a_tool() {
+    use agent_toolkit::prelude::*;
+
+    let call_002 = "<tool_call id=\"call_1\" name=\"calculator\">\n  <parameters>\n    \
+                    <a>10</a>\n    <b>5</b>\n    <operation>add</operation>\n  </parameters>\n\
+                    </tool_call>";
+    let inner = Arc::new(
+        ScriptedModel::new([ScriptedTurn::text(call_002)]).then_expect(
+            |r| {
+                let last = &r.messages[r.messages.len() - 1];
+                ensure(
+                    last.content == "Tool result for call call_1 (calculator): 15",
+                    format!("the tool result is not 15: {}", last.content),
+                )
+            },
+            ScriptedTurn::text("10 + 5 = 15."),
+        ),
+    );
+    let model = TextToolCalls::new(inner.clone()).format(TextCallFormat::Xml);
+    let kit = Toolkit::builder()
+        .register(calculator::Calculator)
+        .register(calculator::Repeat)
+        .build()
+        .unwrap();
+    let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
+    let answer = agent.run("What is 10 + 5?").await.unwrap();
+    assert_eq!(answer, "10 + 5 = 15.");
+    assert_eq!(inner.remaining(), 0);
+}
+
+#[tokio::test]
+async fn xml_elements_are_typed_by_the_tool_schema() {
+    use agent_toolkit::prelude::*;
+
+    let kit = Toolkit::builder()
+        .register(calculator::Repeat)
+        .build()
+        .unwrap();
+    let inner = ScriptedModel::new([ScriptedTurn::text(
+        "<tool_call name=\"repeat\"><parameters><code>007</code><times>2</times>\
+         <tags>a</tags><tags>10</tags></parameters></tool_call>",
+    )]);
+    let model = TextToolCalls::new(inner).format(TextCallFormat::Xml);
+    let request = ChatRequest {
+        messages: vec![Message::user("Repeat 007 twice.")],
+        tools: kit.definitions(),
+        ..ChatRequest::default()
+    };
+    let response = model.chat(request).await.unwrap();
+    let call = response.message.tool_calls[0].clone();
+    assert_eq!(
+        call.arguments,
+        r#"{"code":"007","times":2,"tags":["a","10"]}"#
+    );
+    let result = kit.call(call, &ToolContext::new()).await;
+    assert_eq!(
+        result.output().map(|o| o.as_text()),
+        Some(r#"007007 x2 ["a", "10"]"#),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_xml_elements_are_sent_back_for_repair() {
+    let inner = Arc::new(
+        ScriptedModel::new([ScriptedTurn::text(
+            "<tool_call name=\"get_weather\"><parameters><city>Oslo</town></parameters></tool_call>",
+        )])
+        .then_expect(
+            |r| {
+                let ask = &r.messages[r.messages.len() - 1].content;
+                for needle in [
+                    "tool call #1",
+                    "not well-formed XML",
+                    "expected `</city>`, but `</town>` was found",
+                    "TOOL_NAME",
+                ] {
+                    ensure(ask.contains(needle), format!("no `{needle}` in {ask}"))?;
+                }
+                Ok(())
+            },
+            ScriptedTurn::text(
+                "<tool_call name=\"get_weather\"><parameters><city>Oslo</city></parameters></tool_call>",
+            ),
+        ),
+    );
+    let model = TextToolCalls::new(inner.clone()).format(TextCallFormat::Xml);
+    let response = model.chat(ask("Oslo?")).await.unwrap();
+    assert_eq!(
+        response.message.tool_calls[0].arguments,
+        r#"{"city":"Oslo"}"#
+    );
+    assert_eq!(inner.remaining(), 0);
+}

@@ -6,20 +6,35 @@
 //! derived from this one schema by [`Dialect`](super::Dialect).
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use super::integers;
 use crate::args::PlannedParam;
 use crate::tool::{ParamKind, ToolSpec};
 
-/// The generator `#[tool]` uses for parameter schemas: draft 2020-12, `$defs` for shared types.
+/// The generator `#[tool]` uses for parameter schemas: draft 2020-12, `$defs` for shared types,
+/// and every integer type's range stated as `minimum`/`maximum` (schemars gives most of them
+/// only a `format`, which validators and models may ignore).
 pub fn schema_generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
+    SchemaSettings::draft2020_12()
+        .with_transform(state_integer_ranges)
+        .into_generator()
 }
 
 /// Schema of one parameter type (a `$ref` into the generator's `$defs` for named types).
 pub fn param_schema<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Value {
-    generator.subschema_for::<T>().to_value()
+    // schemars runs a generator's transforms on root schemas and on definitions taken with
+    // `take_definitions(true)`, not on the inline schema returned here (`u32`, `Vec<i64>`).
+    let mut schema = generator.subschema_for::<T>().to_value();
+    integers::state_ranges(&mut schema);
+    schema
+}
+
+fn state_integer_ranges(schema: &mut Schema) {
+    if let Some(map) = schema.as_object_mut() {
+        integers::state_ranges_in(map, 0);
+    }
 }
 
 /// A self-contained schema for `T` (its own `$defs`, no `$schema`), used for output schemas.

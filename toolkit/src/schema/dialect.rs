@@ -101,8 +101,11 @@ impl Dialect {
     ///
     /// For [`Dialect::OpenAiStrict`], optional parameters are required-and-nullable on the
     /// wire; a `null` for one whose canonical schema rejects `null` (a parameter with a
-    /// serde default) means "not given" and is removed, at every nesting level. The other
-    /// dialects keep optionals optional and leave the arguments untouched.
+    /// serde default) means "not given" and is removed, at every nesting level: in objects,
+    /// array items, and inside enums of every serde tagging, where the `anyOf`/`oneOf`
+    /// branch a value belongs to is found by its tag, required keys and types (the first
+    /// that fits, the order serde tries untagged variants in). The other dialects keep
+    /// optionals optional and leave the arguments untouched.
     pub fn normalize_arguments(self, canonical: &Value, arguments: &mut Value) {
         if self == Dialect::OpenAiStrict {
             arguments::strip_absent_nulls(canonical, arguments);

@@ -3,6 +3,8 @@
 
 pub mod canonical;
 pub mod dialect;
+pub(crate) mod instance;
+mod integers;
 
 pub use canonical::{param_schema, schema_generator, standalone_schema};
 pub use dialect::{Dialect, NameMap};

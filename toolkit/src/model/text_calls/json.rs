@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::TextCallError;
-use super::parse::{Found, RawCall, json_error, json_error_offset, kind};
+use super::parse::{Found, Parameters, RawCall, json_error, json_error_offset, kind};
 
 /// The call blocks of `text`. Every `"tool_calls":` marker must lie inside one.
 pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
@@ -112,7 +112,8 @@ fn read_calls(list: &Value, calls: &mut Vec<RawCall>) -> Result<(), TextCallErro
             parameters: call
                 .get("parameters")
                 .or_else(|| call.get("arguments"))
-                .cloned(),
+                .cloned()
+                .map(Parameters::Json),
         });
     }
     Ok(())

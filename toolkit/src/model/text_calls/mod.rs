@@ -8,11 +8,14 @@
 //! - `prompt.rs` owns what the inner model is told: the tool section, the history rewritten
 //!   without native tool messages, and the re-ask after a malformed call.
 //! - `parse.rs` owns what counts as a call, with `json.rs` and `xml.rs` finding the call
-//!   blocks of each format.
+//!   blocks of each format; `elements.rs` reads XML-element parameters and `typing.rs`
+//!   types them by the tool's schema.
 
+mod elements;
 mod json;
 mod parse;
 mod prompt;
+mod typing;
 mod xml;
 
 #[cfg(test)]
@@ -36,7 +39,9 @@ pub enum TextCallFormat {
     #[default]
     Json,
     /// One element per call:
-    /// `<tool_call id=".." name=".."><parameters>{json}</parameters></tool_call>`.
+    /// `<tool_call id=".." name=".."><parameters>{json}</parameters></tool_call>`; the
+    /// parameters may also be one element per parameter (`<a>10</a>`), typed by the tool's
+    /// schema (see [`parse_tool_calls`]).
     Xml,
 }
 

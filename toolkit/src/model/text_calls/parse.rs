@@ -9,7 +9,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::{TextCallFormat, json, xml};
+use super::elements::Element;
+use super::{TextCallFormat, json, typing, xml};
 use crate::definition::ToolDefinition;
 use crate::tool::ToolCall;
 
@@ -98,7 +99,16 @@ fn available_tools(names: &[String]) -> String {
 /// - [`TextCallFormat::Xml`]: an opening `<tool_call` tag (followed by whitespace, `>` or `/`)
 ///   or a closing `</tool_call>` tag. Each element is one call:
 ///   `<tool_call id=".." name=".."><parameters>{json}</parameters></tool_call>`, where `id`
-///   is optional and the parameters may be left out for `{}`.
+///   is optional and the parameters may be left out for `{}`. The parameters may also be
+///   written as one element per parameter, as in `seeds/002`:
+///   `<parameters><a>10</a><b>5</b><operation>add</operation></parameters>`. XML text has no
+///   types, so each element is typed by the called tool's parameter schema in `tools`: `10`
+///   becomes a number where the schema takes a number and stays the string `"10"` where it
+///   takes a string; child elements become objects, repeated elements arrays (or
+///   `<item>` children), empty elements `null` where allowed. Entities and CDATA are
+///   decoded, and whitespace around a value that includes a line break is layout and
+///   dropped. Where the schema says nothing about a parameter, text that is exactly a
+///   JSON number, `true`, `false` or `null` becomes that value, anything else a string.
 ///
 /// Blocks may sit anywhere in prose and inside Markdown code fences. Every marker must belong
 /// to a complete block, and every call must name one of `tools` and carry an object of
@@ -157,7 +167,15 @@ pub(super) fn parse_reply(
 pub(super) struct RawCall {
     pub id: Option<String>,
     pub name: Option<String>,
-    pub parameters: Option<Value>,
+    pub parameters: Option<Parameters>,
+}
+
+/// Parameters as written: a JSON value, or XML elements still to be typed by the tool's
+/// schema (which is known only once the name is checked).
+#[derive(Debug)]
+pub(super) enum Parameters {
+    Json(Value),
+    Elements(Vec<Element>),
 }
 
 /// The call blocks of a reply: their byte ranges, in order, and their calls.
@@ -179,17 +197,20 @@ fn check(
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty())
         .ok_or(TextCallError::MissingName { call })?;
-    if !tools.iter().any(|t| t.name() == name) {
+    let Some(tool) = tools.iter().find(|t| t.name() == name) else {
         return Err(TextCallError::UnknownTool {
             call,
             tool: name,
             available: tools.iter().map(|t| t.name().to_owned()).collect(),
         });
-    }
+    };
     let arguments = match raw.parameters {
         None => "{}".to_owned(),
-        Some(object @ Value::Object(_)) => object.to_string(),
-        Some(other) => {
+        Some(Parameters::Elements(elements)) => {
+            typing::typed(&elements, tool.parameters()).to_string()
+        }
+        Some(Parameters::Json(object @ Value::Object(_))) => object.to_string(),
+        Some(Parameters::Json(other)) => {
             return Err(TextCallError::ParametersNotObject {
                 call,
                 tool: name,

@@ -66,7 +66,10 @@ pub(super) fn tool_section(
              fine)",
             "The name attribute is the name of one of the tools above.",
             "<parameters> holds a JSON object (plain JSON, not XML-escaped) whose keys and \
-             values follow that tool's parameter schema; write {} if it takes none.",
+             values follow that tool's parameter schema; write {} if it takes none. It may \
+             instead hold one element per parameter, such as \
+             <parameters><city>Paris</city><days>3</days></parameters>: child elements for \
+             an object, the element repeated for each item of a list.",
             "A call may also have an id=\"...\" attribute; otherwise one is assigned.",
             "To call several tools at once, write several <tool_call> elements.",
         ),

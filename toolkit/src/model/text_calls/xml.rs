@@ -1,15 +1,18 @@
 //! Call blocks of [`TextCallFormat::Xml`](super::TextCallFormat::Xml): `<tool_call>`
-//! elements whose `<parameters>` hold JSON.
+//! elements whose `<parameters>` hold a JSON object or one element per parameter.
 //!
-//! Not an XML parser: only the one element shape is read, and the parameters are read with
-//! a JSON parser so that a string value containing `</parameters>` cannot end them early.
+//! The `<tool_call>` tags are found with a scanner, not an XML parser: they sit in prose,
+//! which is not XML (a stray `<` or `&` is fine there). JSON parameters are read with a JSON
+//! parser, so that a string value containing `</parameters>` cannot end them early; element
+//! parameters are real XML and read by `elements.rs`.
 
 use std::ops::Range;
 
 use serde_json::Value;
 
 use super::TextCallError;
-use super::parse::{Found, RawCall, json_error, snippet};
+use super::elements;
+use super::parse::{Found, Parameters, RawCall, json_error, snippet};
 
 const OPEN: &str = "<tool_call";
 const CLOSE: &str = "</tool_call";
@@ -183,6 +186,7 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
     }
 
     c.skip_ws();
+    let parameters_start = c.pos;
     if c.eat("<parameters") {
         c.skip_ws();
         if !c.eat("/>") {
@@ -193,26 +197,34 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
                 )));
             }
             c.skip_ws();
-            if !c.rest().starts_with("</") {
-                raw.parameters = Some(parameters(&mut c, call)?);
-                c.skip_ws();
-            }
-            if !c.eat_close("parameters") {
-                return Err(bad(format!(
-                    "expected </parameters> after the JSON object of parameters, found {}",
-                    c.ahead()
-                )));
+            let rest = c.rest();
+            if rest.starts_with('<') && !rest.starts_with("</") {
+                let (elements, end) = elements::read(text, parameters_start, call)?;
+                raw.parameters = Some(Parameters::Elements(elements));
+                c.pos = end;
+            } else {
+                if !rest.starts_with("</") {
+                    raw.parameters = Some(Parameters::Json(parameters(&mut c, call)?));
+                    c.skip_ws();
+                }
+                if !c.eat_close("parameters") {
+                    return Err(bad(format!(
+                        "expected </parameters> after the JSON object of parameters, found {}",
+                        c.ahead()
+                    )));
+                }
             }
         }
         c.skip_ws();
     } else if c.rest().starts_with('{') {
         // Parameters without their <parameters> tag are unambiguous enough to accept.
-        raw.parameters = Some(parameters(&mut c, call)?);
+        raw.parameters = Some(Parameters::Json(parameters(&mut c, call)?));
         c.skip_ws();
     }
     if !c.eat_close("tool_call") {
         return Err(bad(format!(
-            "expected <parameters>{{...}}</parameters> and then </tool_call>, found {}",
+            "expected <parameters>...</parameters> (a JSON object, or one element per \
+             parameter) and then </tool_call>, found {}",
             c.ahead()
         )));
     }
@@ -229,7 +241,8 @@ fn parameters(c: &mut Cursor<'_>, call: usize) -> Result<Value, TextCallError> {
             Ok(value)
         }
         Some(Err(error)) => Err(TextCallError::Malformed(format!(
-            "the <parameters> of tool call #{call} are not valid JSON: {}",
+            "the <parameters> of tool call #{call} are not valid JSON: {}; write a JSON \
+             object, or one element per parameter such as <city>Paris</city>",
             json_error(rest, &error)
         ))),
         None => Err(TextCallError::Malformed(format!(

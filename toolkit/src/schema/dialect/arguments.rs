@@ -3,64 +3,66 @@
 //!
 //! Only strict OpenAI needs it. Strict mode makes every optional property required and
 //! nullable, so a model says "not given" with `null`. For an `Option<T>` that reads as
-//! `None`, but for a parameter with a serde default (`#[serde(default)] limit: u32`) a
-//! `null` fails to deserialize. Such nulls are removed, so the default applies.
+//! `None`, but for a field with a serde default (`#[serde(default)] limit: u32`) a `null`
+//! fails to deserialize. Such nulls are removed, so the default applies.
+//!
+//! The walk follows the value through the canonical schema: object properties, array items,
+//! `allOf` parts, and for an `anyOf`/`oneOf` (a Rust enum, whatever its serde tagging, or an
+//! `Option`) the branch the value belongs to, found by [`branch_of`].
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::{MAX_DEPTH, Refs};
-
-/// Most `$ref` hops followed to reach a schema; chains longer than this are cycles.
-const MAX_HOPS: usize = 32;
+use crate::schema::instance::Schemas;
 
 /// Removes, at every level the canonical schema describes, object members that are `null`,
 /// not required and whose canonical schema does not accept `null`.
 pub(super) fn strip_absent_nulls(canonical: &Value, arguments: &mut Value) {
-    let refs = Refs::new(canonical);
-    strip(canonical, arguments, &refs, 0);
+    let schemas = Schemas::new(canonical);
+    strip(canonical, arguments, &schemas, 0);
 }
 
-fn strip(schema: &Value, value: &mut Value, refs: &Refs<'_>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Some(schema) = resolve(schema, refs).as_object() else {
+fn strip<'a>(schema: &'a Value, value: &mut Value, schemas: &Schemas<'a>, depth: usize) {
+    let Some(schema) = schemas.walk(schema, depth) else {
         return;
     };
+    // Branches are chosen before this level's nulls go: a strict-mode value's nulls are part
+    // of what tells its variant apart from the others.
+    let mut conjuncts: Vec<&Value> = Vec::new();
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(list)) = schema.get(keyword)
+            && let Some(branch) = schemas.branch_of(list, value, depth)
+        {
+            conjuncts.push(branch);
+        }
+    }
+    if let Some(Value::Array(parts)) = schema.get("allOf") {
+        conjuncts.extend(parts);
+    }
+    // Keywords next to a `$ref` apply together with its target (schemars writes a newtype
+    // variant of an internally tagged enum that way).
+    conjuncts.extend(schemas.target(schema));
     match value {
-        Value::Object(members) => strip_object(schema, members, refs, depth),
+        Value::Object(members) => strip_object(schema, members, schemas, depth),
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
                 for item in items {
-                    strip(item_schema, item, refs, depth + 1);
+                    strip(item_schema, item, schemas, depth + 1);
                 }
             }
         }
         _ => {}
     }
-    // `Option<Struct>` is `anyOf: [Struct, null]`: the object can only match the non-null
-    // branch. With several candidate branches the matching one is unknown; leave it alone.
-    for keyword in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = schema.get(keyword) {
-            let mut candidates = branches.iter().filter(|b| !is_null_only(b, refs));
-            if let (Some(branch), None) = (candidates.next(), candidates.next()) {
-                strip(branch, value, refs, depth + 1);
-            }
-        }
-    }
-    if let Some(Value::Array(parts)) = schema.get("allOf") {
-        for part in parts {
-            strip(part, value, refs, depth + 1);
-        }
+    for conjunct in conjuncts {
+        strip(conjunct, value, schemas, depth + 1);
     }
 }
 
-fn strip_object(
-    schema: &Map<String, Value>,
+fn strip_object<'a>(
+    schema: &'a Map<String, Value>,
     members: &mut Map<String, Value>,
-    refs: &Refs<'_>,
+    schemas: &Schemas<'a>,
     depth: usize,
 ) {
     let properties = schema.get("properties").and_then(Value::as_object);
@@ -74,7 +76,7 @@ fn strip_object(
                 && !required.contains(name.as_str())
                 && properties
                     .get(name)
-                    .is_some_and(|property| !accepts_null(property, refs, depth));
+                    .is_some_and(|property| !schemas.accepts_null(property, depth + 1));
             !absent
         });
     }
@@ -82,67 +84,8 @@ fn strip_object(
     for (name, value) in members.iter_mut() {
         let property = properties.and_then(|p| p.get(name)).or(additional);
         if let Some(property) = property {
-            strip(property, value, refs, depth + 1);
+            strip(property, value, schemas, depth + 1);
         }
-    }
-}
-
-/// The schema a `$ref` chain ends at; siblings of `$ref` are annotations in generated
-/// schemas and are ignored here.
-fn resolve<'a>(mut schema: &'a Value, refs: &Refs<'a>) -> &'a Value {
-    for _ in 0..MAX_HOPS {
-        match schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| refs.resolve(r))
-        {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
-}
-
-/// Whether `null` is visibly valid for the schema: unconstrained, a `null` type, enum
-/// member or const, or a union with such a branch.
-fn accepts_null(schema: &Value, refs: &Refs<'_>, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return true;
-    }
-    let schema = resolve(schema, refs);
-    let Some(map) = schema.as_object() else {
-        return schema == &Value::Bool(true);
-    };
-    let typed = match map.get("type") {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
-        Some(_) => false,
-        None => true,
-    };
-    let enumerated = match (map.get("enum"), map.get("const")) {
-        (Some(Value::Array(values)), _) => values.contains(&Value::Null),
-        (_, Some(value)) => value.is_null(),
-        _ => true,
-    };
-    let branched = ["anyOf", "oneOf"]
-        .iter()
-        .all(|keyword| match map.get(*keyword) {
-            Some(Value::Array(branches)) => {
-                branches.iter().any(|b| accepts_null(b, refs, depth + 1))
-            }
-            _ => true,
-        });
-    let conjoined = match map.get("allOf") {
-        Some(Value::Array(parts)) => parts.iter().all(|p| accepts_null(p, refs, depth + 1)),
-        _ => true,
-    };
-    typed && enumerated && branched && conjoined
-}
-
-fn is_null_only(schema: &Value, refs: &Refs<'_>) -> bool {
-    match resolve(schema, refs).get("type") {
-        Some(Value::String(t)) => t == "null",
-        _ => false,
     }
 }
 

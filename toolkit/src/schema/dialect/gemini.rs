@@ -13,6 +13,7 @@ use super::{
     object_root, one_of_to_any_of, subschemas_mut,
 };
 use crate::definition::ToolDefinition;
+use crate::schema::integers;
 
 /// How many times one definition may be unrolled inside itself before the rest of a
 /// recursive structure is replaced by a plain object. Two levels let a model build a small
@@ -201,8 +202,10 @@ fn is_null_schema(schema: &Value) -> bool {
     }
 }
 
-/// Rewrites one schema's own keywords into Gemini's vocabulary and drops the rest.
+/// Rewrites one schema's own keywords into Gemini's vocabulary and drops the rest. An
+/// integer `format` (dropped below) is first turned into the `minimum`/`maximum` Gemini keeps.
 fn rewrite_keywords(map: &mut Map<String, Value>) {
+    integers::bound(map);
     if let Some(value) = map.remove("const")
         && !map.contains_key("enum")
     {

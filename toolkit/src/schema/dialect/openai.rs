@@ -15,6 +15,7 @@ use super::{
     prune_definitions, subschemas, subschemas_mut,
 };
 use crate::definition::ToolDefinition;
+use crate::schema::integers;
 
 /// String formats strict mode accepts; any other `format` is rejected by the API.
 const STRICT_FORMATS: &[&str] = &[
@@ -291,15 +292,18 @@ fn admits_null(map: &Map<String, Value>) -> bool {
 }
 
 /// Drops formats strict mode rejects and moves undocumented constraints to the description.
+/// An integer `format` is turned into the range it stands for first: strict mode supports
+/// `minimum`/`maximum`, and without them the schema would admit values the type refuses.
 fn restrict_keywords(map: &mut Map<String, Value>) {
+    integers::bound(map);
     let unsupported_format = match map.get("format") {
         Some(Value::String(format)) => !STRICT_FORMATS.contains(&format.as_str()),
         _ => map.contains_key("format"),
     };
     let mut notes = Vec::new();
     if unsupported_format && let Some(format) = map.remove("format") {
-        // Numeric formats (`int32`, `uint32`, `double`) add nothing the type and bounds do
-        // not say; a string format (`uri`) is worth telling the model.
+        // Numeric formats (`int32`, `uint32`, `double`) add nothing the type and the bounds
+        // written above do not say; a string format (`uri`) is worth telling the model.
         if has_type(map, "string") {
             notes.push(format!("format: {}", plain(&format)));
         }
@@ -519,7 +523,10 @@ mod tests {
             json!({"anyOf": [{"const": "a"}, {"const": "b"}]})
         );
         assert_eq!(p["wrapped"], json!({"type": "string", "description": "w"}));
-        assert_eq!(p["n"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(
+            p["n"],
+            json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64})
+        );
         assert_eq!(p["when"], json!({"type": "string", "format": "date-time"}));
         assert_eq!(
             p["url"],
