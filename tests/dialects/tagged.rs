@@ -256,7 +256,7 @@ fn strict_round_trip<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(name: &
         let original = writer.write(&strict, 0);
         let errors: Vec<String> = strict_validator
             .iter_errors(&original)
-            .map(|e| format!("{e} at {}", e.instance_path))
+            .map(|e| format!("{e} at {}", e.instance_path()))
             .collect();
         assert!(
             errors.is_empty(),
@@ -289,7 +289,7 @@ fn strict_round_trip<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(name: &
         {
             let errors: Vec<String> = validator
                 .iter_errors(&arguments)
-                .map(|e| format!("{e} at {}", e.instance_path))
+                .map(|e| format!("{e} at {}", e.instance_path()))
                 .collect();
             assert!(
                 errors.is_empty(),
