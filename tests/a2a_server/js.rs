@@ -187,25 +187,56 @@ async fn the_documents_per_call_results_and_failures_reach_the_model() {
     assert_eq!(model.remaining(), 0);
 }
 
-/// Printed literally, the document's client sends its results without a `contextId`: there is
-/// no conversation to attach them to, and the server says so (`-32602`) instead of starting a
-/// new one around them.
-#[tokio::test]
-async fn results_without_a_conversation_are_refused_with_the_reason() {
+/// Printed literally, the document's client sends its results without a `contextId`. No
+/// conversation waits for them, so they start a new one, as on the document's own server: the
+/// model reads every result in the message's text (no tool message, no "no result" error) and
+/// its answer reaches the client.
+async fn results_without_a_conversation(sdk: &str) {
     let path = config_file("hello config");
-    let model = weather_and_file_model(&path, false);
+    let call_file = json!({"file_path": path});
+    let model = Arc::new(
+        ScriptedModel::default()
+            .then(ScriptedTurn::calls([
+                ("get_weather", json!({"location": "San Francisco, CA"})),
+                ("read_file", call_file),
+            ]))
+            .then_expect(
+                |req| {
+                    let [question] = req.messages.as_slice() else {
+                        return Err(format!("expected a new conversation: {:#?}", req.messages));
+                    };
+                    let text = &question.content;
+                    let ok = question.role == Role::User
+                        && text.starts_with("Tool results:")
+                        && text.contains("temperature")
+                        && text.contains("hello config")
+                        && req.tools.len() == 2;
+                    ok.then_some(())
+                        .ok_or(format!("the results text did not reach the model: {text}"))
+                },
+                ScriptedTurn::text(ANSWER),
+            ),
+    );
     let base = serve(server_for(&model).router()).await;
     let r = doc_client(
         &base,
-        "v03",
+        sdk,
         &["--no-context"],
         "Weather in SF, and my config file?",
     )
     .await;
-    let error = r["error"].as_str().unwrap_or_default();
-    assert!(error.contains("-32602"), "{r:#}");
-    assert!(error.contains("names no conversation"), "{r:#}");
-    assert!(error.contains("contextId"), "{r:#}");
-    // The model was asked once (for the calls) and never saw the results as a question.
-    assert_eq!(model.requests().len(), 1);
+    assert!(r["error"].is_null(), "{r:#}");
+    assert_eq!(r["answer"], ANSWER, "{r:#}");
+    assert_eq!(r["executed"].as_array().map(Vec::len), Some(2), "{r:#}");
+    assert_eq!(model.remaining(), 0);
+}
+
+#[tokio::test]
+async fn results_without_a_conversation_start_one_whose_question_they_are_1_0() {
+    results_without_a_conversation("v1").await;
+}
+
+#[tokio::test]
+async fn results_without_a_conversation_start_one_whose_question_they_are_0_3() {
+    results_without_a_conversation("v03").await;
 }

@@ -17,7 +17,8 @@
 //   - the tool results message carries the `contextId` of the reply that asked for the calls.
 //     The document's server keeps its history per `contextId`, so without it no server can tell
 //     which conversation the results belong to; `--no-context` sends them without it, as the
-//     printed code does.
+//     printed code does (A2aAgentServer then starts a new conversation whose question they are,
+//     as the document's own server would).
 //
 // `--per-call` follows the document's step 2 instead of step 4: one message per tool call,
 // `Tool "NAME" returned: <json>` (with the tools part) or `Tool NAME failed: <message>` (without

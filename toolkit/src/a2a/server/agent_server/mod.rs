@@ -117,8 +117,12 @@ impl Replies {
 /// and reach the model as tool results; results may come over several messages, and the run
 /// resumes when every call has one. What the server does with results it cannot use:
 ///
-/// - no `contextId` and no `taskId`: refused (`-32602`). There is no conversation to attach
-///   them to, and a new one would show the model results for a question it never saw;
+/// - no `contextId` and no `taskId` (design document 000's client as printed): there is no
+///   conversation whose calls they could answer, so the message starts a new one, as it does
+///   on the document's own server: the model reads the results text as the message's question
+///   (with the tools of the message bound), and answers from it. Results are never attached
+///   to another client's conversation. Keep the reply's `contextId` to have them reach the
+///   model as the results of its calls instead;
 /// - a conversation that waits for no results, or a result that answers no open call (a name
 ///   or id with no open call, a call answered twice): refused (`-32602`) with the open calls
 ///   listed, and nothing is applied. On the task itself (the project's convention) the task
@@ -316,10 +320,6 @@ fn agent_card(name: &str, description: &str, version: &str) -> AgentCard {
     }
 }
 
-const NO_CONVERSATION: &str = "the message carries tool results but names no conversation, so \
-    there is none to attach them to: set message.contextId to the contextId of the reply that \
-    asked for the calls (or message.taskId to its task)";
-
 /// What makes a message unusable, answered with `-32602` before a task exists.
 fn check_message(req: &SendMessageRequest) -> Result<(), A2AError> {
     let message = &req.message;
@@ -328,9 +328,6 @@ fn check_message(req: &SendMessageRequest) -> Result<(), A2AError> {
     }
     match turn::incoming_results(message) {
         Err(e) => Err(A2AError::invalid_params(e.to_string())),
-        Ok(Some(_)) if message.task_id.is_none() && message.context_id.is_none() => {
-            Err(A2AError::invalid_params(NO_CONVERSATION))
-        }
         Ok(Some(_)) => Ok(()),
         Ok(None) if emit::text_of(message).trim().is_empty() => Err(A2AError::invalid_params(
             "the message has no text for the agent (and no tool results)",

@@ -10,7 +10,7 @@ use super::reply::{Kind, Reply};
 use super::{Session, Shared, SharedSession};
 use crate::a2a::parts::{
     InvalidToolsPart, TOOL_RESULTS, ToolResultEntry, extract_text_results, extract_tool_results,
-    extract_tools, has_part, requested_call_format,
+    extract_tools, has_part, requested_call_format, tool_results_text,
 };
 use crate::agent::RunOutcome;
 
@@ -24,6 +24,14 @@ pub(super) fn incoming_results(
     }
     let texts = extract_text_results(message)?;
     Ok((!texts.is_empty()).then_some(texts))
+}
+
+/// What a message brings to its conversation.
+enum Incoming {
+    /// Something for the model to answer.
+    Question(String),
+    /// Results for the calls the conversation waits for.
+    Results(Vec<ToolResultEntry>),
 }
 
 /// Runs one message to its reply (see the [module docs](super) for the cases).
@@ -61,9 +69,24 @@ pub(super) async fn turn(
         // Checked before the task was created; said plainly should it ever get here.
         Err(e) => return reply.refuse(A2AError::invalid_params(e.to_string())).await,
     };
+    // Results for a conversation that has not started (a client that named none): nothing
+    // waits for them, so they are the question of a new conversation, in words the model reads.
+    let incoming = match incoming {
+        Some(results) if session.agent.memory().is_empty() && !continuation => {
+            let question = emit::text_of(&message);
+            let question = if question.trim().is_empty() {
+                tool_results_text(&results)
+            } else {
+                question
+            };
+            Incoming::Question(question)
+        }
+        Some(results) => Incoming::Results(results),
+        None => Incoming::Question(emit::text_of(&message)),
+    };
     let memory_len;
     let outcome = match incoming {
-        Some(results) => {
+        Incoming::Results(results) => {
             let Some(results) =
                 take_results(shared, session, &mut reply, continuation, results).await
             else {
@@ -79,7 +102,7 @@ pub(super) async fn turn(
                 _ = token.cancelled() => None,
             }
         }
-        None => {
+        Incoming::Question(question) => {
             // A new question: the conversation moves on from any run still waiting.
             if let Some(asked) = session.announced_by.take()
                 && asked != events.task_id
@@ -99,9 +122,7 @@ pub(super) async fn turn(
                 return;
             }
             memory_len = session.agent.memory().len();
-            let run = session
-                .agent
-                .run_with_external_tools(emit::text_of(&message), tools);
+            let run = session.agent.run_with_external_tools(question, tools);
             tokio::select! {
                 outcome = run => Some(outcome),
                 _ = token.cancelled() => None,
