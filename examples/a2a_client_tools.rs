@@ -16,6 +16,10 @@ use std::time::Duration;
 use agent_toolkit::a2a::client::{ClientToolsSession, RemoteAgent, TranscriptEntry};
 use agent_toolkit::a2a::server::A2aAgentServer;
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use serde_json::json;
 
 /// Current weather of a city (runs on the client).

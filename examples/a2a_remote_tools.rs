@@ -14,10 +14,11 @@
 
 use std::time::Duration;
 
+use agent_toolkit::RetryPolicy;
 use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry};
 use agent_toolkit::a2a::server::A2aToolServer;
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ProgressEvent, Toolkit};
+use agent_toolkit::{Toolkit, context::ProgressEvent};
 use serde_json::json;
 
 /// Add two integers.

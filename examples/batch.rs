@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    RetryPolicy,
+    exec::{ApprovalDecision, ApprovalRequest},
+};
 use futures::StreamExt;
 
 /// Fetch a web page (simulated: takes `ms` milliseconds).

@@ -15,6 +15,10 @@ use std::time::Duration;
 
 use agent_toolkit::mcp::{McpImport, McpTarget};
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    AgentEvent, ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -10,6 +10,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use agent_toolkit::Dialect;
 use agent_toolkit::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -13,8 +13,12 @@
 
 use std::time::Duration;
 
+use agent_toolkit::model::{AnthropicMessages, OpenAiChat};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{AnthropicMessages, OpenAiChat};
+use agent_toolkit::{
+    AgentEvent, ChatModel, ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use futures::StreamExt;
 use serde_json::json;
 

@@ -9,7 +9,7 @@ mod tagged;
 
 use std::collections::HashMap;
 
-use agent_toolkit::{Dialect, NameMap, ToolAnnotations, ToolDefinition};
+use agent_toolkit::{Dialect, ToolDefinition, schema::NameMap, tool::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -115,11 +115,10 @@ fn place_order() -> ToolDefinition {
         canonical::<PlaceOrder>(),
     )
     .with_output_schema(canonical::<Receipt>())
-    .with_annotations(ToolAnnotations {
-        title: Some("Place order".into()),
-        read_only: false,
-        idempotent: false,
-        destructive: false,
+    .with_annotations({
+        let mut hints = ToolAnnotations::default();
+        hints.title = Some("Place order".into());
+        hints
     })
 }
 
@@ -290,9 +289,7 @@ fn strict_takes_explicit_nulls_rejects_extra_keys_and_round_trips_to_serde() {
 #[test]
 fn strict_structure() {
     let canonical = canonical::<Reorder>();
-    assert!(agent_toolkit::schema::dialect::strict_representable(
-        &canonical
-    ));
+    assert!(agent_toolkit::schema::strict_representable(&canonical));
     let parameters = Dialect::OpenAiStrict.parameters(&canonical);
     assert!(parameters.get("anyOf").is_none());
     for schema in schemas(&parameters) {
@@ -324,7 +321,7 @@ fn strict_structure() {
 #[test]
 fn strict_falls_back_to_non_strict_for_maps() {
     let def = place_order();
-    assert!(!agent_toolkit::schema::dialect::strict_representable(
+    assert!(!agent_toolkit::schema::strict_representable(
         def.parameters()
     ));
     let parameters = Dialect::OpenAiStrict.parameters(def.parameters());

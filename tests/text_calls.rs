@@ -4,8 +4,12 @@
 use std::sync::Arc;
 
 use agent_toolkit::{
-    ChatEvent, ChatModel, ChatRequest, FinishReason, Message, ModelError, Role, ScriptedModel,
-    ScriptedTurn, TextCallFormat, TextToolCalls, ToolCall, ToolChoice, ToolDefinition,
+    ChatModel, ReActAgent, ToolCall, ToolChoice, ToolDefinition,
+    model::{
+        ChatEvent, ChatRequest, FinishReason, Message, ModelError, Role, TextCallFormat,
+        TextToolCalls,
+    },
+    testing::{ScriptedModel, ScriptedTurn},
 };
 use futures::StreamExt;
 use serde_json::json;

@@ -7,7 +7,8 @@ use std::time::Duration;
 use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry};
 use agent_toolkit::a2a::types::AgentCard;
 use agent_toolkit::{
-    CancellationToken, ProgressEvent, RetryPolicy, ToolCall, ToolContext, ToolErrorKind, Toolkit,
+    CancellationToken, RetryPolicy, ToolCall, ToolContext, Toolkit, context::ProgressEvent,
+    error::ToolErrorKind,
 };
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use agent_toolkit::a2a::client::{A2aClientError, AgentConfig, RemoteToolRegistry, WireVersion};
-use agent_toolkit::{ToolCall, ToolContext, ToolErrorKind, Toolkit};
+use agent_toolkit::{ToolCall, ToolContext, Toolkit, error::ToolErrorKind};
 use serde_json::json;
 
 use crate::peers::Env;
@@ -49,7 +49,7 @@ async fn discovers_and_calls_the_python_1x_peer() {
     );
     assert_eq!(add.parameters()["required"], json!(["a", "b"]));
     let options = toolkit.options("py_add").unwrap();
-    assert!(options.read_only && options.idempotent);
+    assert!(options.annotations.read_only && options.annotations.idempotent);
 
     let ctx = ToolContext::new();
     let result = toolkit

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use agent_toolkit::a2a::client::{A2aClientError, AgentConfig, RemoteAgent, RemoteToolRegistry};
 use agent_toolkit::a2a::types::{Message, Part, Role, SendMessageRequest};
-use agent_toolkit::{RetryPolicy, ToolCall, ToolContext, ToolErrorKind, Toolkit};
+use agent_toolkit::{RetryPolicy, ToolCall, ToolContext, Toolkit, error::ToolErrorKind};
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -12,6 +12,10 @@ use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry, WireVersion};
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
 use agent_toolkit::{AgentEvent, ToolResult};
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use axum::extract::State;
 use axum::routing::{get, post};
 use futures::StreamExt;
@@ -156,7 +160,7 @@ async fn literal_peer(wire: WireVersion) -> Peer {
     peer
 }
 
-fn weather_tool_schema(req: &agent_toolkit::ChatRequest) -> Result<(), String> {
+fn weather_tool_schema(req: &agent_toolkit::model::ChatRequest) -> Result<(), String> {
     let tool = req
         .tools
         .iter()

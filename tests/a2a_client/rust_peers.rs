@@ -11,7 +11,11 @@ use agent_toolkit::a2a::client::{
 };
 use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ProgressEvent, ToolErrorKind};
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
+use agent_toolkit::{context::ProgressEvent, error::ToolErrorKind};
 use serde_json::json;
 
 use crate::support::json_of;
@@ -116,7 +120,7 @@ async fn remote_tools(version: WireVersion) {
         local.definition("rs_add").unwrap().parameters(),
         server.toolkit.definition("add").unwrap().parameters()
     );
-    assert!(local.options("rs_add").unwrap().read_only);
+    assert!(local.options("rs_add").unwrap().annotations.read_only);
 
     let ctx = ToolContext::new();
     let ok = local

@@ -3,6 +3,10 @@
 
 use agent_toolkit::a2a::server::A2aAgentServer;
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use serde_json::{Value, json};
 
 use crate::fixtures::{V1, agent_server, post, send, serve, uuid, weather_agent};
@@ -95,7 +99,7 @@ async fn results_need_a_task_and_a_message_needs_text() {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("taskId")
+            .contains("empty list of tool results and no text")
     );
     let silent = json!({"messageId": uuid(), "role": "ROLE_USER", "parts": [{"data": {"x": 1}}]});
     let (_, body) = post(&base, &[V1], send(silent)).await;
@@ -358,7 +362,9 @@ async fn a_superseded_task_is_closed_and_its_late_results_refused() {
 #[tokio::test]
 async fn a_failing_agent_factory_fails_the_task_only() {
     let server = A2aAgentServer::new(|context: &str| match context {
-        "broken" => Err(agent_toolkit::ConfigError::NothingRegistered("toolkit")),
+        "broken" => Err(agent_toolkit::error::ConfigError::NothingRegistered(
+            "toolkit",
+        )),
         "panics" => panic!("factory bug"),
         _ => ReActAgent::builder(ScriptedModel::new([ScriptedTurn::text("fine")])).build(),
     });

@@ -8,6 +8,10 @@ use agent_toolkit::Json;
 use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer};
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use reqwest::StatusCode;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -106,7 +110,7 @@ pub async fn tool_server(
 
 /// The weather agent: asks the client's `get_weather` for Paris, then answers with the
 /// temperature the client's result carried. Each turn checks what the model was sent.
-pub fn weather_agent(_context: &str) -> Result<ReActAgent, agent_toolkit::ConfigError> {
+pub fn weather_agent(_context: &str) -> Result<ReActAgent, agent_toolkit::error::ConfigError> {
     let model = ScriptedModel::default()
         .then_expect(
             |req| {

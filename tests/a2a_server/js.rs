@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use agent_toolkit::a2a::server::A2aAgentServer;
 use agent_toolkit::model::{ChatRequest, Role};
-use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use serde_json::{Value, json};
 
 use crate::fixtures::serve;

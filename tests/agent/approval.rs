@@ -2,7 +2,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    AgentEvent, ReActAgent,
+    exec::{ApprovalDecision, ApprovalRequest},
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -40,7 +44,7 @@ async fn the_approver_decides_and_a_denial_reaches_the_model() {
     let results: Vec<String> = model.requests()[1]
         .messages
         .iter()
-        .filter(|m| m.role == agent_toolkit::Role::Tool)
+        .filter(|m| m.role == agent_toolkit::model::Role::Tool)
         .map(|m| m.content.clone())
         .collect();
     assert_eq!(
@@ -94,7 +98,7 @@ async fn in_a_stream_the_consumer_decides_per_call() {
     let results: Vec<String> = model.requests()[2]
         .messages
         .iter()
-        .filter(|m| m.role == agent_toolkit::Role::Tool)
+        .filter(|m| m.role == agent_toolkit::model::Role::Tool)
         .map(|m| m.content.clone())
         .collect();
     assert_eq!(

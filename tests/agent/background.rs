@@ -5,8 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_toolkit::model::Role;
+use agent_toolkit::model::{ChatRequest, ChatResponse, ModelError};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ChatRequest, ChatResponse, ModelError};
+use agent_toolkit::{
+    ChatModel, ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use futures::future::BoxFuture;
 use serde_json::json;
 

@@ -2,8 +2,14 @@
 //! the results the caller ran elsewhere.
 
 use agent_toolkit::model::{Message, Role};
-use agent_toolkit::prelude::*;
-use agent_toolkit::{AgentError, ChatRequest, RunOutcome};
+use agent_toolkit::{
+    ReActAgent, ToolDefinition,
+    testing::{ScriptedModel, ScriptedTurn},
+};
+use agent_toolkit::{
+    agent::{AgentError, RunOutcome},
+    model::ChatRequest,
+};
 use serde_json::json;
 
 use super::tools::toolkit;

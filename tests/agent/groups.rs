@@ -2,12 +2,15 @@
 
 use std::sync::Arc;
 
-use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use serde_json::json;
 
 use super::tools::toolkit;
 
-fn offered(req: &agent_toolkit::ChatRequest) -> Vec<String> {
+fn offered(req: &agent_toolkit::model::ChatRequest) -> Vec<String> {
     req.tools.iter().map(|t| t.name().to_string()).collect()
 }
 

@@ -3,6 +3,10 @@
 
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use serde_json::json;
 
 use super::calculator::CalculatorTool;

@@ -5,7 +5,11 @@ use std::sync::Arc;
 
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
-use agent_toolkit::{AgentInfo, ToolErrorKind};
+use agent_toolkit::{
+    AgentEvent, ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
+use agent_toolkit::{AgentInfo, error::ToolErrorKind};
 use futures::StreamExt;
 use serde_json::json;
 

@@ -1,8 +1,11 @@
 //! Full runs, streamed runs, memory, limits.
 
 use agent_toolkit::model::Role;
-use agent_toolkit::prelude::*;
-use agent_toolkit::{AgentError, ChatRequest};
+use agent_toolkit::{
+    AgentEvent, ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
+use agent_toolkit::{agent::AgentError, model::ChatRequest};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -373,9 +376,9 @@ async fn background_results_are_fed_into_a_later_turn() {
 #[tokio::test]
 async fn a_model_error_ends_the_run() {
     let kit = toolkit();
-    let model = ScriptedModel::new([ScriptedTurn::Fail(agent_toolkit::ModelError::Transport(
-        "offline".into(),
-    ))]);
+    let model = ScriptedModel::new([ScriptedTurn::Fail(
+        agent_toolkit::model::ModelError::Transport("offline".into()),
+    )]);
     let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
     let err = agent.run("hi").await.unwrap_err();
     assert!(matches!(err, AgentError::Model(_)), "{err}");

@@ -1,9 +1,9 @@
 //! Malformed model output: every case yields exactly one result with a model-visible error,
 //! and nothing panics.
 
-use agent_toolkit::ToolErrorKind;
-use agent_toolkit::UnknownArgs;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
+use agent_toolkit::toolkit::UnknownArgs;
 
 use super::fixtures::*;
 use super::{call, err, ok};

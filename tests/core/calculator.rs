@@ -3,7 +3,7 @@
 //! JSON with fallbacks. Nothing in the tool checks them; the toolkit must.
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ToolArgs, ToolFuture, ToolSpec};
+use agent_toolkit::tool::{ToolArgs, ToolFuture, ToolSpec};
 use serde_json::{Value, json};
 
 pub struct CalculatorTool;

@@ -4,7 +4,11 @@
 //! resolve every argument up front (thorough path only).
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{AgentTool, HiddenArgs, ToolArgs, ToolFuture, ToolSpec, UnknownArgs};
+use agent_toolkit::{
+    AgentTool,
+    tool::{ToolArgs, ToolFuture, ToolSpec},
+    toolkit::{HiddenArgs, UnknownArgs},
+};
 
 use super::fixtures::*;
 
@@ -13,10 +17,8 @@ struct Thorough<T>(T);
 
 impl<T: AgentTool> AgentTool for Thorough<T> {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            self_parsing: false,
-            ..self.0.spec()
-        }
+        // Test support in the macros' hidden runtime: the same spec, resolved by the toolkit.
+        agent_toolkit::__private_v0_1_0::thorough(self.0.spec())
     }
     fn call(&self, args: ToolArgs) -> ToolFuture {
         self.0.call(args)
@@ -47,7 +49,7 @@ const CASES: &[&str] = &[
     r#"{"a": "x", "c": 9223372036854775808}"#,
 ];
 
-async fn run_both(builder: impl Fn() -> agent_toolkit::ToolkitBuilder) {
+async fn run_both(builder: impl Fn() -> agent_toolkit::toolkit::ToolkitBuilder) {
     let fast = builder()
         .register(Echo)
         .preset("secret", "s")

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use agent_toolkit::context::{ContextRejection, ToolProgress};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ContextRejection, ToolProgress};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

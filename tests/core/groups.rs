@@ -1,6 +1,6 @@
 //! Groups: several per tool, switched-off tools refused, views with their own state.
 
-use agent_toolkit::ToolErrorKind;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 
 use super::{call, err, ok};

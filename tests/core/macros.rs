@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ParamKind, ToolSpec};
+use agent_toolkit::tool::{ParamKind, ToolSpec};
 use serde_json::json;
 
 use super::fixtures::*;
@@ -60,15 +60,16 @@ fn parameters_are_classified_by_their_attributes() {
 fn options_are_stored_in_the_metadata() {
     let o = spec(GetWeather).options;
     assert_eq!(o.groups, ["weather"]);
-    assert!(o.read_only && !o.idempotent && !o.destructive);
+    let hints = &o.annotations;
+    assert!(hints.read_only && !hints.idempotent && !hints.destructive);
     assert_eq!(o.timeout, Some(Duration::from_secs(2)));
     assert_eq!(o.retries, Some(2));
     assert!(!o.blocking, "async fns are not blocking");
 
     let o = spec(AllOptions).options;
-    assert!(o.sequential && o.background && o.requires_approval && o.destructive);
+    assert!(o.sequential && o.background && o.requires_approval && o.annotations.destructive);
     assert!(o.blocking, "plain fns are marked blocking for the engine");
-    assert!(spec(SaveAddress).options.idempotent);
+    assert!(spec(SaveAddress).options.annotations.idempotent);
 }
 
 #[test]
@@ -176,7 +177,7 @@ mod renamed {
 async fn a_renamed_runtime_path_makes_the_same_tools() {
     let s = spec(renamed::Shout);
     assert_eq!(s.name, "shout");
-    assert!(s.options.read_only);
+    assert!(s.options.annotations.read_only);
     let kinds: Vec<_> = s.params.iter().map(|p| p.kind).collect();
     assert_eq!(
         kinds,

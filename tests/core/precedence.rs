@@ -1,8 +1,11 @@
 //! One test per row of the precedence rule, plus the hidden-argument policies and the
 //! context layers.
 
+use agent_toolkit::ReActAgent;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ContextLayer, ToolErrorKind};
+use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
+use agent_toolkit::toolkit::HiddenArgs;
 
 use super::fixtures::*;
 use super::{call, err, ok};
@@ -81,26 +84,28 @@ async fn row2_a_preset_on_a_visible_parameter_hides_it() {
 #[tokio::test]
 async fn row3_context_is_looked_up_call_then_agent_then_toolkit() {
     let kit = toolkit();
-    // Toolkit layer only.
+    // The toolkit's value only.
     let r = kit
         .call(ToolCall::new("c1", "whoami", "{}"), &ToolContext::new())
         .await;
     assert_eq!(ok(&r), "toolkit-user via whoami#c1");
-    // The agent layer beats the toolkit's.
-    let agent = ToolContext::new().with_in(
-        ContextLayer::Agent,
-        User {
+    // An agent's value beats the toolkit's: the tool's output is the run's answer.
+    let model = ScriptedModel::new([ScriptedTurn::call("whoami", serde_json::json!({}))]);
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&kit)
+        .context(User {
             name: "agent-user".into(),
-        },
-    );
-    let r = kit.call(ToolCall::new("c2", "whoami", "{}"), &agent).await;
-    assert_eq!(ok(&r), "agent-user via whoami#c2");
-    // The call layer beats both.
-    let both = agent.clone().with(User {
+        })
+        .return_directly("whoami")
+        .build()
+        .unwrap();
+    let answer = agent.run("who am I?").await.unwrap();
+    assert!(answer.starts_with("agent-user via whoami#"), "{answer}");
+    // A call's value beats the toolkit's (and an agent's: see the context module's tests).
+    let ctx = ToolContext::new().with(User {
         name: "call-user".into(),
     });
-    assert_eq!(both.layer_of::<User>(), Some(ContextLayer::Call));
-    let r = kit.call(ToolCall::new("c3", "whoami", "{}"), &both).await;
+    let r = kit.call(ToolCall::new("c3", "whoami", "{}"), &ctx).await;
     assert_eq!(ok(&r), "call-user via whoami#c3");
 }
 

@@ -1,7 +1,7 @@
 //! Results and errors: outputs of every supported return type, error kinds, panics, progress.
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{Content, ProgressEvent, ToolErrorKind};
+use agent_toolkit::{context::ProgressEvent, error::ToolErrorKind, tool::Content};
 use serde_json::json;
 
 use super::fixtures::*;

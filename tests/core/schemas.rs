@@ -2,6 +2,7 @@
 //! generated schema is valid JSON Schema 2020-12, model-style arguments validate against it,
 //! and each dialect's rendering is pinned by a snapshot.
 
+use agent_toolkit::Dialect;
 use agent_toolkit::prelude::*;
 use serde_json::{Value, json};
 

@@ -1,7 +1,8 @@
 //! Building a toolkit: fail-fast configuration errors, all reported at once; name maps.
 
+use agent_toolkit::Dialect;
+use agent_toolkit::error::{ConfigError, ToolErrorKind};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ConfigError, ToolErrorKind};
 
 use super::fixtures::*;
 use super::{call, ok};

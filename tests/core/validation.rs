@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
-    ApprovalDecision, ConfigError, DynamicTools, ParamKind, ParamSpec, ToolArgs, ToolErrorKind,
-    ToolFuture, ToolSpec,
+    error::{ConfigError, ToolErrorKind},
+    exec::ApprovalDecision,
+    tool::{ParamKind, ParamSpec, ToolArgs, ToolFuture, ToolSpec},
+    toolkit::DynamicTools,
 };
 use serde_json::{Value, json};
 
@@ -66,34 +68,24 @@ async fn the_calculator_of_002_runs_on_good_input() {
     assert_eq!(ok(&extra), "3");
 }
 
-/// A hand-written tool with declared parameters that carry no type check (`check: None`): it
+/// A hand-written tool with declared parameters that carry no type check (no type check): it
 /// reads them as plain JSON, so their schemas are all that guards it.
 struct Resize;
 
 impl AgentTool for Resize {
     fn spec(&self) -> ToolSpec {
-        let param = |name: &'static str, kind, schema| ParamSpec {
-            name: name.into(),
-            kind,
-            description: None,
-            schema,
-            rust_type: "serde_json::Value",
-            check: None,
-        };
-        let mut spec = ToolSpec::new("resize", "Resize an image");
-        spec.params = vec![
-            param(
+        ToolSpec::new("resize", "Resize an image").with_params([
+            ParamSpec::new(
                 "width",
                 ParamKind::Required,
                 json!({"type": "integer", "minimum": 1}),
             ),
-            param(
+            ParamSpec::new(
                 "mode",
                 ParamKind::Optional,
                 json!({"type": "string", "enum": ["fit", "fill"]}),
             ),
-        ];
-        spec
+        ])
     }
 
     fn call(&self, args: ToolArgs) -> ToolFuture {
@@ -343,7 +335,7 @@ async fn bad_input_is_refused_before_background_submission_and_before_approval()
             background: false,
             approval: true,
         })
-        .approval_hook(move |req: agent_toolkit::ApprovalRequest| {
+        .approval_hook(move |req: agent_toolkit::exec::ApprovalRequest| {
             counter.fetch_add(1, Ordering::SeqCst);
             // The approver "fixes" the call into another bad one: checked again.
             let edited = req.arguments.replace("\"add\"", "\"pow\"");

@@ -3,6 +3,7 @@
 
 use std::num::{NonZeroI8, NonZeroI32, NonZeroI64, NonZeroU8, NonZeroU32, NonZeroU64};
 
+use agent_toolkit::Dialect;
 use agent_toolkit::prelude::*;
 use serde_json::{Map, Value};
 

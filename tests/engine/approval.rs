@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_toolkit::prelude::*;
-use agent_toolkit::{ApprovalHook, ToolErrorKind};
+use agent_toolkit::error::ToolErrorKind;
+use agent_toolkit::exec::{ApprovalDecision, ApprovalRequest};
 
 use super::call;
 use super::tools::*;
@@ -80,7 +80,7 @@ async fn an_edit_with_bad_arguments_is_refused_and_the_tool_does_not_run() {
 }
 
 #[tokio::test]
-async fn a_hook_in_the_call_context_wins_over_the_toolkits() {
+async fn a_handles_own_hook_wins_over_the_toolkits() {
     let probe = Arc::new(Probe::default());
     let kit = kit(&probe)
         .approval_hook(|_req: ApprovalRequest| async {
@@ -88,13 +88,16 @@ async fn a_hook_in_the_call_context_wins_over_the_toolkits() {
         })
         .build()
         .unwrap();
-    let hook: Arc<dyn ApprovalHook> =
-        Arc::new(|_req: ApprovalRequest| async { ApprovalDecision::Approve });
-    let ctx = ToolContext::new().with(hook);
-    let r = kit
-        .call(ToolCall::new("1", "delete", r#"{"path": "/tmp"}"#), &ctx)
-        .await;
+    let approving =
+        kit.with_approval_hook(|_req: ApprovalRequest| async { ApprovalDecision::Approve });
+    let r = call(&approving, "delete", r#"{"path": "/tmp"}"#).await;
     assert_eq!(r.model_text(), "deleted /tmp");
+    // The toolkit itself, and its other handles, keep the toolkit's hook.
     let r = call(&kit, "delete", r#"{"path": "/tmp"}"#).await;
     assert!(r.model_text().contains("toolkit says no"));
+    let r = call(&kit.view(), "delete", r#"{"path": "/tmp"}"#).await;
+    assert!(r.model_text().contains("toolkit says no"));
+    // A handle's hook stays with the views made from it.
+    let r = call(&approving.view(), "delete", r#"{"path": "/tmp"}"#).await;
+    assert_eq!(r.model_text(), "deleted /tmp");
 }

@@ -5,7 +5,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{JobId, JobStatus, ToolErrorKind};
+use agent_toolkit::{
+    background::{JobId, JobStatus},
+    error::ToolErrorKind,
+};
 use futures::StreamExt;
 
 use super::tools::*;

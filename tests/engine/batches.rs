@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use agent_toolkit::ToolErrorKind;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 use futures::StreamExt;
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_toolkit::ToolErrorKind;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 
 use super::numbered;

@@ -33,11 +33,24 @@ fn kit_with_limit(probe: &Arc<Probe>, limit: usize) -> Toolkit {
     kit(probe).max_output_bytes(limit).build().unwrap()
 }
 
+/// Five two-byte characters.
+#[tool]
+fn accents() -> &'static str {
+    "ééééé"
+}
+
 #[tokio::test]
 async fn truncation_respects_character_boundaries() {
-    let out = agent_toolkit::exec::truncate_output(ToolOutput::text("ééééé"), 3);
+    let kit = Toolkit::builder()
+        .register(Accents)
+        .max_output_bytes(3)
+        .build()
+        .unwrap();
+    let out = call(&kit, "accents", "{}").await;
     assert!(
-        out.as_text()
-            .starts_with("é\n[output truncated: 10 bytes in all, the first 2 shown]")
+        out.model_text()
+            .starts_with("é\n[output truncated: 10 bytes in all, the first 2 shown]"),
+        "{}",
+        out.model_text()
     );
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ToolErrorKind, ToolInvocation};
+use agent_toolkit::{error::ToolErrorKind, exec::ToolInvocation};
 use futures::future::BoxFuture;
 
 use super::tools::*;

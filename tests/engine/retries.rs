@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use agent_toolkit::ToolErrorKind;
+use agent_toolkit::RetryPolicy;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 
 use super::tools::*;

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_toolkit::ToolErrorKind;
+use agent_toolkit::RetryPolicy;
+use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 use futures::StreamExt;
 

@@ -157,7 +157,7 @@ pub async fn long_job(ms: u64, fail: bool, #[ctx] probe: Ctx<Probe>) -> Result<S
 }
 
 /// A toolkit with every tool above, the probe in its context.
-pub fn kit(probe: &Arc<Probe>) -> agent_toolkit::ToolkitBuilder {
+pub fn kit(probe: &Arc<Probe>) -> agent_toolkit::toolkit::ToolkitBuilder {
     Toolkit::builder()
         .register(Nap)
         .register(Hang)

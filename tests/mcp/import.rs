@@ -6,7 +6,11 @@ use std::time::{Duration, Instant};
 
 use agent_toolkit::mcp::{McpImport, McpTarget};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ProgressEvent, ToolErrorKind};
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
+use agent_toolkit::{context::ProgressEvent, error::ToolErrorKind};
 use serde_json::json;
 
 use crate::peers::{self, Env};

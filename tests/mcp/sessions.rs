@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use agent_toolkit::mcp::{McpClient, McpTarget};
 use agent_toolkit::prelude::*;
-use agent_toolkit::{AgentTool, DynamicTools};
+use agent_toolkit::{AgentTool, toolkit::DynamicTools};
 use serde_json::json;
 
 async fn tool_names(client: &McpClient) -> Vec<String> {

@@ -7,8 +7,8 @@
 //! (`shared/reference/protocols.md` §3.2 and §4.2).
 
 use agent_toolkit::{
-    AnthropicMessages, ChatEvent, ChatModel, ChatRequest, Dialect, FinishReason, Message,
-    ModelError, ToolCall, ToolChoice, Usage,
+    ChatModel, Dialect, ToolCall, ToolChoice,
+    model::{AnthropicMessages, ChatEvent, ChatRequest, FinishReason, Message, ModelError, Usage},
 };
 use serde_json::{Value, json};
 

@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use agent_toolkit::{
-    AnthropicMessages, ChatEvent, ChatModel, ChatRequest, Message, ModelError, OpenAiChat,
+    ChatModel,
+    model::{AnthropicMessages, ChatEvent, ChatRequest, Message, ModelError, OpenAiChat},
 };
 use serde_json::json;
 

@@ -2,8 +2,8 @@
 //! request bodies and the responses we parse checked against async-openai's wire types.
 
 use agent_toolkit::{
-    ChatEvent, ChatModel, ChatRequest, Dialect, FinishReason, Message, OpenAiChat, ToolCall,
-    ToolChoice, Usage,
+    ChatModel, Dialect, ToolCall, ToolChoice,
+    model::{ChatEvent, ChatRequest, FinishReason, Message, OpenAiChat, Usage},
 };
 use async_openai::types::chat::{
     ChatCompletionMessageToolCalls, ChatCompletionRequestMessage, ChatCompletionToolChoiceOption,
@@ -467,7 +467,7 @@ async fn a_stream_cut_before_the_end_is_a_transport_error() {
     let (events, error) = collect(model(&server).chat_stream(user("hi"))).await;
     assert_eq!(events, [ChatEvent::TextDelta("Half an ans".into())]);
     assert!(
-        matches!(error, Some(agent_toolkit::ModelError::Transport(_))),
+        matches!(error, Some(agent_toolkit::model::ModelError::Transport(_))),
         "{error:?}"
     );
 }

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_toolkit::{
-    ChatEvent, ChatRequest, GenerationOptions, Message, ModelError, ToolCall, ToolChoice,
-    ToolDefinition, ToolError, ToolOutput, ToolResult,
+    ToolCall, ToolChoice, ToolDefinition, ToolError, ToolOutput, ToolResult,
+    model::{ChatEvent, ChatRequest, GenerationOptions, Message, ModelError},
 };
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -236,18 +236,18 @@ pub fn conversation() -> ChatRequest {
         ToolCall::new("call_1", "get_weather", r#"{"location":"Paris"}"#),
         ToolCall::new("call_2", "fs.read", r#"{"path":"/nope"}"#),
     ];
-    let ok = ToolResult {
-        call_id: calls[0].id.clone(),
-        name: "get_weather".into(),
-        outcome: Ok(ToolOutput::text("18°C")),
-        attempts: 1,
-    };
-    let failed = ToolResult {
-        call_id: calls[1].id.clone(),
-        name: "fs.read".into(),
-        outcome: Err(ToolError::execution("no such file")),
-        attempts: 1,
-    };
+    let ok = ToolResult::new(
+        calls[0].id.clone(),
+        "get_weather",
+        Ok(ToolOutput::text("18°C")),
+        1,
+    );
+    let failed = ToolResult::new(
+        calls[1].id.clone(),
+        "fs.read",
+        Err(ToolError::execution("no such file")),
+        1,
+    );
     ChatRequest {
         messages: vec![
             Message::system("Be brief."),

@@ -11,6 +11,10 @@
 use std::hint::black_box;
 
 use agent_toolkit::prelude::*;
+use agent_toolkit::{
+    ReActAgent,
+    testing::{ScriptedModel, ScriptedTurn},
+};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::json;
 

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 mod common;
 
+use agent_toolkit::RetryPolicy;
 use agent_toolkit::prelude::*;
 use common::{ARGS, Add3, Add3Args, add3_direct};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};

@@ -4,7 +4,7 @@
 //! A call of a `#[tool(background)]` tool is validated, submitted, and answered at once with a
 //! *pending* result; the tool then runs on its own tokio task through the same stack as any
 //! call (timeouts, retries, tracing). When it ends, its [`ToolResult`] is written to the ledger,
-//! passed to every [`on_tool_result`](crate::ToolkitBuilder::on_tool_result) callback and sent
+//! passed to every [`on_tool_result`](crate::toolkit::ToolkitBuilder::on_tool_result) callback and sent
 //! to every [`results`](BackgroundJobs::results) stream. An agent collects finished results
 //! with [`take_finished`](BackgroundJobs::take_finished) and lists the
 //! [`pending`](BackgroundJobs::pending) ones to the model.
@@ -16,8 +16,8 @@
 //! (Within one batch a repeated id is still refused, by [`Toolkit::call_all`](crate::Toolkit::call_all):
 //! the model could not tell the two results apart in the same turn.) Each record keeps its
 //! call; [`get`](BackgroundJobs::get) finds a job by its id, [`by_call_id`](BackgroundJobs::by_call_id)
-//! lists every job a call id was used for. The pending result and the job's successful result
-//! carry the job id in their metadata ([`ToolResult::job_id`](crate::ToolResult::job_id)).
+//! lists every job a call id was used for. The pending result and the job's own result carry
+//! the job ([`ToolResult::job`](crate::ToolResult::job): [`Job::Pending`] or [`Job::Finished`]).
 //!
 //! Shutting down: [`shutdown`](BackgroundJobs::shutdown) **cancels** the jobs still running
 //! (each ends with a `Cancelled` result, recorded and reported like any other) and waits for
@@ -28,14 +28,12 @@
 //! `take_finished` are marked, not removed).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use serde_json::Value;
 use tokio::sync::{Semaphore, broadcast};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -45,32 +43,7 @@ use crate::tool::{ToolCall, ToolResult};
 /// A callback run for every finished background call.
 pub type ResultCallback = Arc<dyn Fn(&ToolResult) + Send + Sync>;
 
-/// The metadata key under which a background result carries its [`JobId`] (a number).
-pub(crate) const JOB_ID_KEY: &str = "background_job";
-
-/// Identifies one background job in its toolkit's ledger: unique per toolkit, given in
-/// submission order (a later job has a larger id). Unlike a call id, which the model chooses
-/// and may reuse, a job id never repeats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct JobId(u64);
-
-impl JobId {
-    /// The id as a number (what the result metadata holds).
-    pub fn get(self) -> u64 {
-        self.0
-    }
-
-    /// The job id in a result's metadata, if it has one.
-    pub(crate) fn from_metadata(metadata: &serde_json::Map<String, Value>) -> Option<JobId> {
-        metadata.get(JOB_ID_KEY).and_then(Value::as_u64).map(JobId)
-    }
-}
-
-impl fmt::Display for JobId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
+pub use crate::tool::result::{Job, JobId};
 
 /// Where a background call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,9 +164,7 @@ impl BackgroundJobs {
     }
 
     fn finish(&self, id: JobId, mut result: ToolResult) {
-        if let Ok(output) = &mut result.outcome {
-            output.metadata.insert(JOB_ID_KEY.into(), Value::from(id.0));
-        }
+        result.job = Some(Job::Finished(id));
         if let Some(record) = self.lock().get_mut(&id) {
             record.status = if result.is_error() {
                 JobStatus::Failed
@@ -214,7 +185,7 @@ impl BackgroundJobs {
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<JobId, JobRecord>> {
-        self.ledger.lock().unwrap_or_else(|p| p.into_inner())
+        crate::util::lock(&self.ledger)
     }
 
     /// The record of one job.

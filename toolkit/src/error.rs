@@ -201,7 +201,7 @@ impl<E: Into<ToolError>> IntoToolError for E {
     }
 }
 
-/// A configuration mistake found by [`ToolkitBuilder::build`](crate::ToolkitBuilder::build).
+/// A configuration mistake found by [`ToolkitBuilder::build`](crate::toolkit::ToolkitBuilder::build).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -288,7 +288,7 @@ pub enum ConfigError {
 }
 
 /// Everything wrong with a builder, reported at once by
-/// [`ToolkitBuilder::build`](crate::ToolkitBuilder::build).
+/// [`ToolkitBuilder::build`](crate::toolkit::ToolkitBuilder::build).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the toolkit configuration has {} error(s):\n{}", .errors.len(), list(.errors))]
 pub struct BuildError {

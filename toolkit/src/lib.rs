@@ -5,32 +5,34 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub mod a2a;
 pub mod agent;
-pub mod args;
+mod args;
 pub mod background;
 pub mod context;
-pub mod definition;
 pub mod error;
 pub mod exec;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod model;
+mod param;
 pub mod schema;
+pub mod testing;
 pub mod tool;
 pub mod toolkit;
+mod util;
 mod validate;
 
 /// Turn a function into an agent tool.
 ///
 /// Generates a unit struct named in PascalCase (`get_weather` → `GetWeather`) that implements
-/// [`AgentTool`]; register it with [`ToolkitBuilder::register`]. The function itself is left
+/// [`AgentTool`]; register it with [`ToolkitBuilder::register`](toolkit::ToolkitBuilder::register). The function itself is left
 /// as it was and stays callable. `async fn` and plain `fn` both work.
 ///
 /// **Options** (`#[tool(...)]`): `name = ".."` (default: the function's name),
 /// `description = ".."` (default: the doc comment; one of the two is required),
 /// `group = ".."` (repeatable), the flags `read_only`, `idempotent`, `destructive`,
 /// `sequential`, `background`, `requires_approval`, and `timeout = "30s"` (`ms`, `s`, `m`,
-/// `h`), `retries = N`. They are stored in [`ToolOptions`]. `read_only` and `destructive`
+/// `h`), `retries = N`. They are stored in [`ToolOptions`](tool::ToolOptions). `read_only` and `destructive`
 /// contradict each other and are refused together; on a `background` tool, `sequential`
 /// makes the job start only after the calls before it in the batch have returned.
 ///
@@ -43,11 +45,11 @@ mod validate;
 /// `#[arg(default = expr)]` (or `#[arg(default)]` for `Default::default()`) makes one optional
 /// with a default. `#[arg(rename = "..", description = "..")]` or a `///` comment on the
 /// parameter set its wire name and description. Hidden parameters: `#[preset]` (bound with
-/// [`ToolkitBuilder::preset`]; the build fails if it is not) and `#[ctx]` (any
+/// [`ToolkitBuilder::preset`](toolkit::ToolkitBuilder::preset); the build fails if it is not) and `#[ctx]` (any
 /// [`FromToolContext`] type, e.g. [`Ctx<T>`], [`ToolEmitter`], [`CallInfo`], [`AgentInfo`],
 /// [`CancellationToken`]).
 ///
-/// **Returns**: anything [`IntoToolOutput`]. Mistakes are compile errors at the offending
+/// **Returns**: anything [`IntoToolOutput`](tool::IntoToolOutput). Mistakes are compile errors at the offending
 /// token, all reported at once.
 ///
 /// ```
@@ -70,9 +72,8 @@ mod validate;
 #[doc(inline)]
 pub use agent_toolkit_macros::tool;
 
-pub use agent::{
-    AgentError, AgentEvent, ApprovalResponder, ReActAgent, ReActAgentBuilder, RunOutcome,
-};
+pub use agent::AgentInfo;
+pub use agent::{AgentEvent, ReActAgent};
 /// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
 ///
 /// The methods must take `&self`: the value is shared behind an `Arc` by all calls. Register
@@ -101,36 +102,13 @@ pub use agent::{
 /// ```
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
-pub use args::{ArgPolicy, ArgSink, HiddenArgs, ToolArgs, TypeMismatch, UnknownArgs};
-pub use background::{BackgroundJobs, JobId, JobRecord, JobStatus};
-pub use context::{
-    AgentInfo, CallInfo, CancellationToken, ContextLayer, ContextRejection, Ctx, FromToolContext,
-    ProgressEvent, ToolContext, ToolEmitter, ToolProgress,
-};
-pub use definition::{ToolAnnotations, ToolDefinition};
-pub use error::{BuildError, ConfigError, IntoToolError, ToolError, ToolErrorKind};
-pub use exec::{
-    ApprovalDecision, ApprovalHook, ApprovalRequest, BoxToolService, ExecSettings, RetryPolicy,
-    ToolInvocation,
-};
-#[cfg(feature = "anthropic")]
-pub use model::{AnthropicMessages, AnthropicMessagesBuilder};
-pub use model::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, GenerationOptions, Message,
-    ModelError, ParsedReply, Role, ScriptedModel, ScriptedTurn, TextCallError, TextCallFormat,
-    TextToolCalls, ToolChoice, Usage, parse_tool_calls,
-};
-#[cfg(feature = "openai")]
-pub use model::{OpenAiChat, OpenAiChatBuilder};
-pub use schema::{Dialect, NameMap};
-pub use tool::{
-    AgentTool, Content, IntoToolOutput, Json, ParamKind, ParamSpec, ToolCall, ToolFuture,
-    ToolOptions, ToolOutput, ToolResult, ToolSpec,
-};
-pub use toolkit::{
-    DynamicTools, GroupInfo, IntoTools, ToolChanges, ToolSet, ToolSnapshot, Toolkit,
-    ToolkitBuilder, WeakDynamicTools,
-};
+pub use context::{CallInfo, CancellationToken, Ctx, FromToolContext, ToolContext, ToolEmitter};
+pub use error::{BuildError, ToolError};
+pub use exec::RetryPolicy;
+pub use model::{ChatModel, ToolChoice};
+pub use schema::Dialect;
+pub use tool::{AgentTool, Json, Tool, ToolCall, ToolDefinition, ToolOutput, ToolResult};
+pub use toolkit::Toolkit;
 
 /// Re-exported so users need not depend on schemars/serde versions of their own to derive
 /// parameter types (`#[derive(JsonSchema)]` still needs `schemars` in scope).
@@ -140,10 +118,9 @@ pub use serde_json;
 /// Everything a tool author needs: `use agent_toolkit::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AgentEvent, AgentInfo, AgentTool, ApprovalDecision, ApprovalRequest, CallInfo,
-        CancellationToken, ChatModel, Ctx, Dialect, FromToolContext, HiddenArgs, Json, ReActAgent,
-        RetryPolicy, ScriptedModel, ScriptedTurn, ToolCall, ToolChoice, ToolContext,
-        ToolDefinition, ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool, tools,
+        AgentInfo, AgentTool, CallInfo, CancellationToken, Ctx, FromToolContext, Json, Tool,
+        ToolCall, ToolContext, ToolEmitter, ToolError, ToolOutput, ToolResult, Toolkit, tool,
+        tools,
     };
 }
 

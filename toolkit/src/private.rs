@@ -19,19 +19,20 @@
 //!
 //! Generated code names **everything** through this module: the traits it implements and the
 //! types in their signatures (re-exported), and small functions and constructors for the rest,
-//! so that no generated code calls a public plumbing item ([`ToolArgs::fast`], the
-//! [`ArgSink`](crate::args::ArgSink) trait, [`ArgErrors`](crate::args::ArgErrors)) or writes a
-//! struct literal of a public struct. Those items can then change or become crate-private
-//! without touching the macros. Nothing here allocates or dispatches dynamically on the
+//! so that no generated code reaches a plumbing item of the crate (the one-pass parser, the
+//! argument sink, the error collector, the spec fields only `#[tool]` sets) or writes a struct
+//! literal of a public struct. Those items stay crate-private and can change without touching
+//! the macros. Nothing here allocates or dispatches dynamically on the
 //! argument path beyond what the tool contract itself requires (one boxed future per call).
 
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
-use crate::args::{self, TypeMismatch};
+use crate::args;
 use crate::context::FromToolContext;
-use crate::error::ToolError;
-use crate::tool::{ParamSpec, ToolOptions, TypeCheck};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::param::{self, ParamSpec, TypeCheck, TypeMismatch};
+use crate::tool::ToolOptions;
 
 // What generated code names: the traits it implements, the types in their signatures, and
 // the std items it uses (through here, so a user's `Option` or `Box` cannot shadow them).
@@ -184,18 +185,20 @@ impl From<Param> for ParamSpec {
 
 impl From<Options> for ToolOptions {
     fn from(o: Options) -> ToolOptions {
-        ToolOptions {
+        let mut options = ToolOptions {
             groups: o.groups.iter().map(|g| (*g).into()).collect(),
-            read_only: o.read_only,
-            idempotent: o.idempotent,
-            destructive: o.destructive,
-            sequential: o.sequential,
-            background: o.background,
-            requires_approval: o.requires_approval,
-            timeout: o.timeout_ms.map(std::time::Duration::from_millis),
-            retries: o.retries,
-            blocking: o.blocking,
-        }
+            ..ToolOptions::default()
+        };
+        options.annotations.read_only = o.read_only;
+        options.annotations.idempotent = o.idempotent;
+        options.annotations.destructive = o.destructive;
+        options.sequential = o.sequential;
+        options.background = o.background;
+        options.requires_approval = o.requires_approval;
+        options.timeout = o.timeout_ms.map(std::time::Duration::from_millis);
+        options.retries = o.retries;
+        options.blocking = o.blocking;
+        options
     }
 }
 
@@ -268,18 +271,39 @@ impl Sink for NoArgs {
 /// Collects the argument errors of one call on the thorough path, so the model hears about
 /// all of them at once.
 #[derive(Default)]
-pub struct ArgErrors(args::ArgErrors);
+pub struct ArgErrors(Vec<ToolError>);
 
 impl ArgErrors {
     /// Keep the value, or remember the error.
     pub fn take<T>(&mut self, result: Result<T, ToolError>) -> Option<T> {
-        self.0.take(result)
+        result.map_err(|e| self.0.push(e)).ok()
     }
 
-    /// The call's answer when a value is missing: every remembered error, combined.
+    /// The call's answer when a value is missing: every remembered error, combined. The most
+    /// serious kind wins (a configuration error before argument errors).
     pub fn fail(self, args: &ToolArgs) -> ToolFuture {
-        ready_err(self.0.into_error(args.tool_name()))
+        let error = match self
+            .0
+            .iter()
+            .find(|e| e.kind() == ToolErrorKind::MissingContext)
+        {
+            Some(config) => config.clone(),
+            None => args::combine(
+                args.tool_name(),
+                self.0.iter().map(|e| e.message().to_string()).collect(),
+                ToolErrorKind::InvalidArguments,
+            ),
+        };
+        ready_err(error)
     }
+}
+
+/// `spec` as a tool that does not parse its own arguments: the toolkit resolves them up
+/// front and the generated code takes its thorough path. Test support for the differential
+/// test of the two paths.
+pub fn thorough(mut spec: ToolSpec) -> ToolSpec {
+    spec.self_parsing = false;
+    spec
 }
 
 /// A ready future carrying an error, for argument failures found before the tool runs.
@@ -320,7 +344,7 @@ impl<T: DeserializeOwned + JsonSchema> VisibleParam for T {
         crate::schema::param_schema::<T>(generator)
     }
     fn check(text: &str) -> Result<(), TypeMismatch> {
-        args::deserialize::<T>(text).map(drop)
+        param::deserialize::<T>(text).map(drop)
     }
     #[inline]
     fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
@@ -357,7 +381,7 @@ pub trait PresetParam: Sized {
 
 impl<T: DeserializeOwned> PresetParam for T {
     fn check(text: &str) -> Result<(), TypeMismatch> {
-        args::deserialize::<T>(text).map(drop)
+        param::deserialize::<T>(text).map(drop)
     }
     fn next<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Self>, A::Error> {
         map.next_value::<Option<T>>()

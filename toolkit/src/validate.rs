@@ -4,13 +4,13 @@
 //! `#[tool]` tools deserialize every parameter with serde, which checks names, types and enums
 //! on the way (and costs nothing more). Every other tool would get whatever the model sent:
 //! a hand-written [`AgentTool`](crate::AgentTool) with a whole input schema
-//! ([`ToolSpec::with_input_schema`](crate::ToolSpec::with_input_schema)), one with
-//! [`ParamSpec`](crate::ParamSpec)s that carry no type check, and the tools of
-//! [`DynamicTools`](crate::DynamicTools) sets (remote A2A tools, MCP imports). For them the
+//! ([`ToolSpec::with_input_schema`](crate::tool::ToolSpec::with_input_schema)), one with
+//! [`ParamSpec`](crate::tool::ParamSpec)s that carry no type check, and the tools of
+//! [`DynamicTools`](crate::toolkit::DynamicTools) sets (remote A2A tools, MCP imports). For them the
 //! definition's `parameters` — the schema the model saw — is compiled once, when the toolkit is
 //! built or the dynamic set replaced, and every call is checked against it before the tool
 //! runs, before approval and before background submission. Every problem found is listed in
-//! one model-visible [`InvalidArguments`](crate::ToolErrorKind::InvalidArguments) error, each
+//! one model-visible [`InvalidArguments`](crate::error::ToolErrorKind::InvalidArguments) error, each
 //! with where it is ("argument `filter.limit`: 0 is less than the minimum of 1").
 //!
 //! Two rules keep the check in line with the rest of argument handling:
@@ -26,7 +26,7 @@
 //! A schema that does not compile is a [`BuildError`](crate::BuildError) for a registration.
 //! In a dynamic set (which comes from a peer at run time) the tool is kept, a `tracing`
 //! warning is logged when the set is installed, and each call of it fails with an
-//! [`Execution`](crate::ToolErrorKind::Execution) error saying the tool cannot be used: its
+//! [`Execution`](crate::error::ToolErrorKind::Execution) error saying the tool cannot be used: its
 //! arguments could not be checked.
 //!
 //! All of this is the cargo feature `validate` (on by default, and enabled by `a2a` and `mcp`).

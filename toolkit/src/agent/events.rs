@@ -43,7 +43,7 @@ impl ApprovalResponder {
 
     /// Give the decision. Only the first answer counts.
     pub fn decide(&self, decision: ApprovalDecision) {
-        if let Some(tx) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(tx) = crate::util::lock(&self.0).take() {
             let _ = tx.send(decision);
         }
     }

@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use super::ReActAgent;
 use super::events::AgentError;
-use crate::definition::ToolDefinition;
 use crate::model::{Message, Role};
 use crate::tool::ToolCall;
+use crate::tool::ToolDefinition;
 
 /// How a run with external tools ended (so far).
 #[derive(Clone, Debug, PartialEq)]

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::ReActAgent;
-use crate::definition::ToolDefinition;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::ToolDefinition;
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
 
 /// The meta tool's name.
@@ -66,12 +66,7 @@ impl ReActAgent {
     /// Run one call of the meta tool.
     pub(super) fn reset_equipped_tools(&self, call: &ToolCall) -> ToolResult {
         let outcome = self.apply_groups(&call.arguments);
-        ToolResult {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            outcome,
-            attempts: 1,
-        }
+        ToolResult::new(call.id.clone(), call.name.clone(), outcome, 1)
     }
 
     fn apply_groups(&self, arguments: &str) -> Result<ToolOutput, ToolError> {

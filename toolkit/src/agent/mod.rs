@@ -1,7 +1,7 @@
 //! [`ReActAgent`]: a model and a toolkit in a loop — the model calls tools (several at once
 //! when it asks for several), sees their results, and answers.
 //!
-//! Each turn the agent takes a [`ToolSnapshot`](crate::ToolSnapshot) of its toolkit view: the
+//! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit view: the
 //! tools shown to the model are exactly the tools it may call that turn, whatever is toggled
 //! meanwhile. Calls run through the toolkit's engine (timeouts, retries, approval, tracing).
 //! Conversation memory survives across [`run`](ReActAgent::run)s.
@@ -13,16 +13,18 @@
 mod events;
 mod external;
 mod groups;
+mod info;
 mod run;
 
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
+pub use info::AgentInfo;
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::background::JobId;
-use crate::context::{ContextLayer, ToolContext};
+use crate::context::{Level, ToolContext};
 use crate::exec::ApprovalHook;
 use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
 use crate::toolkit::{GroupInfo, Toolkit};
@@ -30,7 +32,7 @@ use crate::toolkit::{GroupInfo, Toolkit};
 /// A ReAct agent. Build one with [`ReActAgent::builder`].
 ///
 /// An agent has a name (given to the builder) and an id made when it is built; tools it runs
-/// receive both, with the run and the step, as [`AgentInfo`](crate::AgentInfo).
+/// receive both, with the run and the step, as [`AgentInfo`].
 pub struct ReActAgent {
     name: Arc<str>,
     id: Arc<str>,
@@ -152,7 +154,7 @@ pub struct ReActAgentBuilder {
 }
 
 impl ReActAgentBuilder {
-    /// The agent's name, which tools receive in [`AgentInfo`](crate::AgentInfo) (default
+    /// The agent's name, which tools receive in [`AgentInfo`] (default
     /// `"agent"`). Names need not be unique; [`ReActAgent::id`] is.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
@@ -197,9 +199,16 @@ impl ReActAgentBuilder {
         self
     }
 
-    /// Put `value` into the agent's context layer: between the call's and the toolkit's.
-    pub fn context<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.context.insert_in(ContextLayer::Agent, value);
+    /// Put `value` into the agent's context values: they shadow the toolkit's values of the
+    /// same type, and a call's shadow them.
+    pub fn context<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.context_shared(Arc::new(value))
+    }
+
+    /// Put a shared value into the agent's context values: tools get this same `Arc` through
+    /// [`Ctx<T>`](crate::Ctx), so the application can keep a handle on it.
+    pub fn context_shared<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.context.insert(Level::Agent, value);
         self
     }
 
@@ -236,38 +245,26 @@ impl ReActAgentBuilder {
     }
 
     /// Build the agent. Fails if no toolkit was given or a managed group does not exist.
-    pub fn build(self) -> Result<ReActAgent, crate::ConfigError> {
+    pub fn build(self) -> Result<ReActAgent, crate::error::ConfigError> {
         let toolkit = match self.toolkit {
             Some(t) => t,
             None => Toolkit::builder().build().map_err(|e| {
                 e.errors
                     .into_iter()
                     .next()
-                    .unwrap_or(crate::ConfigError::NothingRegistered("toolkit"))
+                    .unwrap_or(crate::error::ConfigError::NothingRegistered("toolkit"))
             })?,
         };
         let mut managed = Vec::new();
         for name in &self.managed_groups {
-            let info = toolkit
-                .groups()
-                .iter()
-                .find(|g| &g.name == name)
-                .cloned()
-                .ok_or_else(|| crate::ConfigError::NoSuchGroup {
-                    name: name.clone(),
-                    known: toolkit
-                        .groups()
-                        .iter()
-                        .map(|g| g.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
-            managed.push(info);
+            let id = toolkit.group_id(name)?;
+            managed.push(toolkit.groups()[id].clone());
         }
-        let mut context = self.context;
-        if let Some(approver) = &self.approver {
-            context.insert_in(ContextLayer::Agent, Arc::clone(approver));
-        }
+        // The agent's approver (else the toolkit's) approves the calls it makes in `run`.
+        let toolkit = match self.approver {
+            Some(approver) => toolkit.with_approver(Some(approver)),
+            None => toolkit,
+        };
         Ok(ReActAgent {
             name: Arc::from(self.name.as_deref().unwrap_or(DEFAULT_NAME)),
             id: new_id(),
@@ -278,7 +275,7 @@ impl ReActAgentBuilder {
             tool_choice: self.tool_choice,
             parallel_tool_calls: self.parallel_tool_calls,
             options: self.options,
-            context,
+            context: self.context,
             argument_budget: self.argument_budget,
             return_directly: self.return_directly,
             managed_groups: managed,

@@ -9,17 +9,17 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
-use super::ReActAgent;
 use super::events::{AgentError, AgentEvent, ApprovalResponder};
 use super::external::{RunOutcome, Suspended, Turns};
 use super::groups::META_TOOL;
+use super::{AgentInfo, ReActAgent};
 use crate::background::JobStatus;
-use crate::context::{AgentInfo, ContextLayer, ToolContext};
-use crate::definition::ToolDefinition;
+use crate::context::{Level, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
-use crate::tool::{ToolCall, ToolResult};
+use crate::tool::{ToolCall, ToolDefinition, ToolResult};
+use crate::toolkit::Toolkit;
 
 pub(super) type Events = Option<mpsc::Sender<AgentEvent>>;
 
@@ -73,7 +73,14 @@ impl ReActAgent {
         external: &[ToolDefinition],
         events: Events,
     ) -> Result<RunOutcome, AgentError> {
-        let ctx = self.call_context(&events);
+        let ctx = ToolContext::new().with_agent_values_of(&self.context);
+        // In `run_stream` the stream's consumer approves; in `run`, the agent's approver.
+        let toolkit = match &events {
+            Some(tx) => self
+                .toolkit
+                .with_approver(Some(Arc::new(StreamApprover(tx.clone())))),
+            None => self.toolkit.clone(),
+        };
 
         while turns.next <= self.max_iterations {
             let iteration = turns.next;
@@ -81,14 +88,15 @@ impl ReActAgent {
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
             // In the agent layer, so a value put in the call context still wins over it.
-            let ctx = ctx.clone().with_in(
-                ContextLayer::Agent,
-                AgentInfo {
+            let mut ctx = ctx.clone();
+            ctx.insert(
+                Level::Agent,
+                Arc::new(AgentInfo {
                     name: self.name.clone(),
                     id: self.id.clone(),
                     run_id: turns.run_id.clone(),
                     iteration,
-                },
+                }),
             );
 
             // One snapshot per turn: what the model is shown is what it may call.
@@ -125,7 +133,9 @@ impl ReActAgent {
             for call in &calls {
                 emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
             }
-            let results = self.execute(calls, &snapshot, &ctx, &events).await;
+            let results = self
+                .execute(calls, &snapshot, &toolkit, &ctx, &events)
+                .await;
             let mut direct = None;
             for result in &results {
                 emit(&events, AgentEvent::ToolResult(result.clone())).await;
@@ -188,17 +198,6 @@ impl ReActAgent {
     async fn fail<T>(&self, error: AgentError, events: &Events) -> Result<T, AgentError> {
         emit(events, AgentEvent::Failed(error.clone())).await;
         Err(error)
-    }
-
-    /// The context tool calls run with: the agent's values, plus, when streaming, an approval
-    /// hook that asks the stream's consumer.
-    fn call_context(&self, events: &Events) -> ToolContext {
-        let mut ctx = ToolContext::new().with_layer_from_agent(&self.context);
-        if let Some(tx) = events {
-            let hook: Arc<dyn ApprovalHook> = Arc::new(StreamApprover(tx.clone()));
-            ctx = ctx.with(hook);
-        }
-        ctx
     }
 
     /// The system prompt, then the conversation.
@@ -277,7 +276,8 @@ impl ReActAgent {
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
-        snapshot: &crate::ToolSnapshot,
+        snapshot: &crate::toolkit::ToolSnapshot,
+        toolkit: &Toolkit,
         ctx: &ToolContext,
         events: &Events,
     ) -> Vec<ToolResult> {
@@ -304,12 +304,7 @@ impl ReActAgent {
                         offered.join(", ")
                     ),
                 );
-                results[i] = Some(ToolResult {
-                    call_id: call.id,
-                    name: call.name,
-                    outcome: Err(error),
-                    attempts: 0,
-                });
+                results[i] = Some(ToolResult::new(call.id, call.name, Err(error), 0));
                 continue;
             }
             positions.push(i);
@@ -318,7 +313,7 @@ impl ReActAgent {
         if !batch.is_empty() {
             let (ctx, mut progress) = ctx.clone().progress_channel(256);
             let done = {
-                let run = self.toolkit.call_all(batch, &ctx);
+                let run = toolkit.call_all(batch, &ctx);
                 tokio::pin!(run);
                 loop {
                     tokio::select! {

@@ -59,10 +59,5 @@ fn duplicate(call: ToolCall) -> ToolResult {
             call.id
         ),
     );
-    ToolResult {
-        call_id: call.id,
-        name: call.name,
-        outcome: Err(error),
-        attempts: 0,
-    }
+    ToolResult::new(call.id, call.name, Err(error), 0)
 }

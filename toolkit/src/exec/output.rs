@@ -5,18 +5,15 @@ use crate::tool::{Content, ToolOutput};
 /// Cut `output` to at most `max_bytes` of content (on a character boundary) and append a
 /// marker saying how much was dropped. JSON that is cut is no longer JSON, so it becomes text.
 /// Application metadata is kept whole.
-pub fn truncate_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
+pub(crate) fn truncate_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
     let len = output.as_text().len();
     if len <= max_bytes {
         return output;
     }
-    let text = output.as_text();
-    let mut cut = max_bytes;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let shown = crate::util::prefix(output.as_text(), max_bytes);
+    let cut = shown.len();
     let mut kept = String::with_capacity(cut + 96);
-    kept.push_str(&text[..cut]);
+    kept.push_str(shown);
     kept.push_str(&format!(
         "\n[output truncated: {len} bytes in all, the first {cut} shown]"
     ));

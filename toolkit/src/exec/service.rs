@@ -21,7 +21,7 @@ use crate::tool::{ToolFuture, ToolOutput};
 /// interrupted), and the late result is discarded. Outside a tokio runtime, blocking tools run
 /// inline.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ToolService;
+pub(crate) struct ToolService;
 
 impl tower::Service<ToolInvocation> for ToolService {
     type Response = ToolOutput;
@@ -33,7 +33,10 @@ impl tower::Service<ToolInvocation> for ToolService {
     }
 
     fn call(&mut self, inv: ToolInvocation) -> ToolServiceFuture {
-        let max = inv.settings.max_output_bytes;
+        let max = inv.settings().max_output_bytes;
+        let blocking = inv.options().blocking;
+        let tool = inv.tool().clone();
+        let counter = inv.attempt_counter();
         let args = match inv.args {
             Ok(args) => args,
             Err(e) => {
@@ -44,12 +47,11 @@ impl tower::Service<ToolInvocation> for ToolService {
                 };
             }
         };
-        let attempt = inv.attempts.fetch_add(1, Ordering::Relaxed) + 1;
+        let attempt = counter.fetch_add(1, Ordering::Relaxed) + 1;
         tracing::debug!(attempt, "tool attempt started");
-        let attempts = Some(inv.attempts.clone());
-        let future = inv.tool.call(args);
+        let future = tool.call(args);
         let state = match tokio::runtime::Handle::try_current() {
-            Ok(handle) if inv.settings.blocking => {
+            Ok(handle) if blocking => {
                 State::Blocking(handle.spawn_blocking(move || futures::executor::block_on(future)))
             }
             _ => State::Running(future),
@@ -57,7 +59,7 @@ impl tower::Service<ToolInvocation> for ToolService {
         ToolServiceFuture {
             state,
             max,
-            attempts,
+            attempts: Some(counter),
         }
     }
 }
@@ -70,7 +72,7 @@ enum State {
 }
 
 /// Response future of [`ToolService`].
-pub struct ToolServiceFuture {
+pub(crate) struct ToolServiceFuture {
     state: State,
     max: usize,
     /// The invocation's attempt counter, when this attempt counted.

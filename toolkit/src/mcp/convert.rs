@@ -3,9 +3,9 @@
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool};
 use serde_json::{Map, Value, json};
 
-use crate::definition::ToolDefinition;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::schema::Dialect;
+use crate::tool::ToolDefinition;
 use crate::tool::{Content, ToolOptions, ToolOutput, ToolResult};
 use crate::toolkit::Toolkit;
 
@@ -90,12 +90,11 @@ fn preview(text: &str) -> &str {
 pub(super) fn options_from(tool: &Tool) -> ToolOptions {
     let hints = tool.annotations.clone().unwrap_or_default();
     let read_only = hints.read_only_hint.unwrap_or(false);
-    ToolOptions {
-        read_only,
-        idempotent: hints.is_idempotent(),
-        destructive: !read_only && hints.is_destructive(),
-        ..ToolOptions::default()
-    }
+    let mut options = ToolOptions::default();
+    options.annotations.read_only = read_only;
+    options.annotations.idempotent = hints.is_idempotent();
+    options.annotations.destructive = !read_only && hints.is_destructive();
+    options
 }
 
 /// What an imported tool's answer means for the model: `isError` results become execution
@@ -185,12 +184,7 @@ mod tests {
     use super::*;
 
     fn result(outcome: Result<ToolOutput, ToolError>) -> ToolResult {
-        ToolResult {
-            call_id: Arc::from("1"),
-            name: "t".into(),
-            outcome,
-            attempts: 1,
-        }
+        ToolResult::new(Arc::from("1"), "t", outcome, 1)
     }
 
     #[test]

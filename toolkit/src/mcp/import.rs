@@ -19,7 +19,7 @@ use crate::toolkit::{DynamicTools, WeakDynamicTools};
 /// The tools of one MCP server, imported into a toolkit.
 ///
 /// [`connect`](Self::connect) lists the server's tools and keeps them in a [`DynamicTools`]
-/// set; register it in a group with [`ToolkitBuilder::dynamic`](crate::ToolkitBuilder::dynamic).
+/// set; register it in a group with [`ToolkitBuilder::dynamic`](crate::toolkit::ToolkitBuilder::dynamic).
 /// Each tool is named `<prefix>__<server name>`, sanitised (and made unique) to
 /// `^[A-Za-z_][A-Za-z0-9_-]{0,62}$`, which every model provider accepts; its input schema,
 /// output schema and hints are the server's. Calls go through the toolkit's execution stack:
@@ -95,7 +95,7 @@ impl McpImport {
     }
 
     /// The imported tools, to register with
-    /// [`ToolkitBuilder::dynamic`](crate::ToolkitBuilder::dynamic).
+    /// [`ToolkitBuilder::dynamic`](crate::toolkit::ToolkitBuilder::dynamic).
     pub fn tools(&self) -> &DynamicTools {
         &self.tools
     }

@@ -21,13 +21,13 @@
 //! - [`ToolEmitter`](crate::ToolEmitter) progress becomes `notifications/progress` when the
 //!   request carried a progress token; `notifications/cancelled` cancels the call.
 //! - A change of the session's active tools (a group switched toolkit-wide or in the session,
-//!   a [`DynamicTools`](crate::DynamicTools) set replaced) sends
+//!   a [`DynamicTools`](crate::toolkit::DynamicTools) set replaced) sends
 //!   `notifications/tools/list_changed`.
 //! - Tools reach their session through [`McpSession`] in the call context.
 //!
 //! **Import** ([`McpImport`], built on [`McpClient`]): connect to a server — a child process
 //! over stdio or a streamable-HTTP URL ([`McpTarget`]) — and keep its tools in a
-//! [`DynamicTools`](crate::DynamicTools) set, named `<prefix>__<tool>` so the names are valid
+//! [`DynamicTools`](crate::toolkit::DynamicTools) set, named `<prefix>__<tool>` so the names are valid
 //! for every model provider. Register the set in a group of a toolkit; calls go through the
 //! toolkit's stack, progress comes back to the tool's emitter, a cancelled call is cancelled on
 //! the server, the set follows the server's `list_changed` notifications, and a lost

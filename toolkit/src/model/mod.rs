@@ -11,14 +11,12 @@ mod anthropic;
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
-mod scripted;
 mod text_calls;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder};
 #[cfg(feature = "openai")]
 pub use openai::{OpenAiChat, OpenAiChatBuilder};
-pub use scripted::{ScriptedModel, ScriptedTurn};
 pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
 use std::sync::Arc;
@@ -28,8 +26,8 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 
-use crate::definition::ToolDefinition;
 use crate::schema::Dialect;
+use crate::tool::ToolDefinition;
 use crate::tool::{ToolCall, ToolResult};
 
 /// Who wrote a message.

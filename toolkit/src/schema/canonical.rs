@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::integers;
-use crate::args::PlannedParam;
+use crate::param::PlannedParam;
 use crate::tool::{ParamKind, ToolSpec};
 
 /// The generator `#[tool]` uses for parameter schemas: draft 2020-12, `$defs` for shared types,

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::dialect::{MAX_DEPTH, Refs};
+use super::walk::{MAX_DEPTH, Refs};
 
 /// Most `$ref` hops followed to reach a schema; chains longer than this are cycles.
 const MAX_HOPS: usize = 32;

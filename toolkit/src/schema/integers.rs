@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value, json};
 
-use super::dialect::{MAX_DEPTH, has_type, subschemas_mut};
+use super::walk::{MAX_DEPTH, has_type, subschemas_mut};
 
 /// The smallest and largest value of the Rust integer type schemars writes as `format`, or
 /// `None` for a format that is not one of schemars' integer formats.

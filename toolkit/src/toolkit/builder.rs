@@ -7,23 +7,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use tower::{Layer, Service};
 
+use super::compile::{self, Binding, ExecBase, Origin};
 use super::dynamic::{DynamicRegistration, DynamicTools};
-use super::{Entry, GroupInfo, GroupMasks, Inner, Scope, Toolkit};
-use crate::args::{ArgPolicy, HiddenArgs, ParamPlan, PlannedParam, UnknownArgs};
+use super::{GroupInfo, GroupMasks, Inner, Scope, Toolkit};
+use crate::args::{ArgPolicy, HiddenArgs, UnknownArgs};
 use crate::background::{BackgroundJobs, ResultCallback};
-use crate::context::ToolkitLayer;
-use crate::definition::{ToolAnnotations, ToolDefinition};
-use crate::error::ToolError;
-use crate::error::{BuildError, ConfigError};
-use crate::exec::{
-    self, ApprovalHook, BoxToolService, ExecSettings, LayerFn, RetryPolicy, ToolInvocation,
-};
-use crate::schema::{Dialect, NameMap, canonical};
-use crate::tool::{AgentTool, ParamKind, ToolOptions, ToolOutput, ToolResult, ToolSpec};
-use crate::validate;
+use crate::context::Values;
+use crate::error::{BuildError, ConfigError, ToolError};
+use crate::exec::{self, ApprovalHook, BoxToolService, LayerFn, RetryPolicy, ToolInvocation};
+use crate::schema::{Dialect, NameMap};
+use crate::tool::{AgentTool, ToolDefinition, ToolOutput, ToolResult, ToolSpec};
 
 /// Something that can be registered: one tool, or a set of tools sharing state.
 ///
@@ -64,13 +59,6 @@ struct GroupDecl {
     active: bool,
 }
 
-/// A value bound with `.preset` or `.default_arg`, serialized when it was given.
-pub(super) struct Binding {
-    param: String,
-    value: Result<Box<RawValue>, String>,
-    hides: bool,
-}
-
 struct Registration {
     tools: Vec<Arc<dyn AgentTool>>,
     rename: Option<String>,
@@ -104,7 +92,7 @@ pub struct ToolkitBuilder {
     registrations: Vec<Registration>,
     /// Dynamic tool sets and the group each was registered in.
     dynamic: Vec<(String, DynamicTools)>,
-    context: ToolkitLayer,
+    context: Values,
     policy: ArgPolicy,
     errors: Vec<ConfigError>,
     exec: ExecDefaults,
@@ -118,16 +106,6 @@ struct ExecDefaults {
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
-}
-
-/// The toolkit-wide settings every tool's [`ExecSettings`] starts from; kept by the toolkit for
-/// the tools of dynamic sets, whose settings are made when they are called.
-#[derive(Clone, Debug)]
-pub(super) struct ExecBase {
-    timeout: Option<Duration>,
-    total_timeout: Option<Duration>,
-    retry: RetryPolicy,
-    max_output_bytes: usize,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -150,7 +128,7 @@ impl ToolkitBuilder {
             groups: Vec::new(),
             registrations: Vec::new(),
             dynamic: Vec::new(),
-            context: ToolkitLayer::default(),
+            context: Values::default(),
             policy: ArgPolicy::default(),
             errors: Vec::new(),
             exec: ExecDefaults {
@@ -320,7 +298,7 @@ impl ToolkitBuilder {
 
     /// Add a tower layer around every call, inside the tracing span and outside approval,
     /// deadlines, retries and timeouts. The first layer added is the outermost. The layer's
-    /// service must keep the stack's types: requests [`ToolInvocation`](crate::ToolInvocation),
+    /// service must keep the stack's types: requests [`ToolInvocation`](crate::exec::ToolInvocation),
     /// responses [`ToolOutput`](crate::ToolOutput), errors [`ToolError`](crate::ToolError).
     pub fn layer<L>(mut self, layer: L) -> Self
     where
@@ -338,7 +316,8 @@ impl ToolkitBuilder {
         self
     }
 
-    /// The hook asked before tools marked `requires_approval` run (a hook in the call's context
+    /// The hook asked before tools marked `requires_approval` run (a handle made with
+    /// [`Toolkit::with_approval_hook`] asks its own instead).
     /// wins). Without any hook such calls are denied.
     pub fn approval_hook(mut self, hook: impl ApprovalHook) -> Self {
         self.exec.approval = Some(Arc::new(hook));
@@ -414,15 +393,15 @@ impl ToolkitBuilder {
             .collect();
 
         let mut entries = Vec::new();
+        let mut settings = Vec::new();
         let mut definitions = Vec::new();
         let mut tool_group_ids = Vec::new();
         let mut by_name = rustc_hash::FxHashMap::default();
-        for reg in &registrations {
+        for reg in registrations {
             let specs: Vec<ToolSpec> = reg.tools.iter().map(|t| t.spec()).collect();
-            check_bindings_exist(reg, &specs, &mut errors);
-            for (tool, spec) in reg.tools.iter().zip(specs) {
+            compile::check_bindings_exist(&reg.bindings, &specs, &mut errors);
+            for (tool, spec) in reg.tools.into_iter().zip(specs) {
                 let name = reg.rename.clone().unwrap_or_else(|| spec.name.to_string());
-                let plan = plan_params(&name, &spec, &reg.bindings, &mut errors);
                 let mut tool_groups = Vec::new();
                 for g in spec
                     .options
@@ -443,36 +422,23 @@ impl ToolkitBuilder {
                 if by_name.insert(name.clone(), entries.len()).is_some() {
                     errors.push(ConfigError::DuplicateTool(name.clone()));
                 }
-                let definition = definition_of(&name, &spec, &plan);
-                let plan = match validate::compile(&plan, definition.parameters()) {
-                    None => plan,
-                    Some(Ok(schema)) => ParamPlan {
-                        schema: Some(Arc::new(schema)),
-                        ..plan
-                    },
-                    Some(Err(reason)) => {
-                        errors.push(ConfigError::InvalidInputSchema {
-                            tool: name.clone(),
-                            reason,
-                        });
-                        plan
-                    }
-                };
-                definitions.push(definition);
-                tool_group_ids.push(tool_groups);
-                let settings = Arc::new(settings_for(
-                    &spec.options,
+                let entry = compile::compile(
+                    &name,
+                    tool,
+                    spec,
+                    &reg.bindings,
+                    Origin::Registered,
+                    &mut errors,
+                );
+                settings.push(Arc::new(compile::settings_for(
+                    &entry.options,
                     reg.timeout,
                     reg.retries,
                     &defaults.base,
-                ));
-                entries.push(Entry {
-                    tool: tool.clone(),
-                    plan: Arc::new(plan),
-                    options: spec.options,
-                    settings,
-                    rendered: Default::default(),
-                });
+                )));
+                definitions.push(entry.definition.clone());
+                tool_group_ids.push(tool_groups);
+                entries.push(entry);
             }
         }
         let mut dynamic_sets = Vec::new();
@@ -498,6 +464,7 @@ impl ToolkitBuilder {
             table,
             masks,
             entries,
+            settings,
             by_name,
             groups: groups
                 .into_iter()
@@ -507,10 +474,10 @@ impl ToolkitBuilder {
                 })
                 .collect(),
             name_maps,
-            context,
+            context: Arc::new(context),
             policy,
             default_scope: Arc::new(Scope::root(default_active)),
-            stack: exec::build_stack(defaults.approval.clone(), &defaults.layers),
+            stack: exec::build_stack(&defaults.layers),
             dynamic: dynamic_sets,
             exec_base: defaults.base,
             max_concurrency: defaults.max_concurrency,
@@ -523,154 +490,7 @@ impl ToolkitBuilder {
         Ok(Toolkit {
             scope: inner.default_scope.clone(),
             inner,
+            approver: defaults.approval,
         })
-    }
-}
-
-/// The model-facing definition of one registered tool.
-pub(super) fn definition_of(name: &str, spec: &ToolSpec, plan: &ParamPlan) -> ToolDefinition {
-    let definition = ToolDefinition::new(
-        name,
-        spec.description.to_string(),
-        canonical::input_schema(spec, &plan.params),
-    )
-    .with_annotations(ToolAnnotations {
-        title: None,
-        read_only: spec.options.read_only,
-        idempotent: spec.options.idempotent,
-        destructive: spec.options.destructive,
-    });
-    match &spec.output_schema {
-        Some(out) => definition.with_output_schema(out.clone()),
-        None => definition,
-    }
-}
-
-/// A tool's execution settings: the registration's overrides over its own options over the
-/// toolkit's defaults.
-pub(super) fn settings_for(
-    options: &ToolOptions,
-    timeout: Option<Duration>,
-    retries: Option<u32>,
-    defaults: &ExecBase,
-) -> ExecSettings {
-    let mut retry = defaults.retry.clone();
-    if let Some(n) = retries.or(options.retries) {
-        retry.max_retries = n;
-        if retry.initial_backoff.is_zero() && n > 0 {
-            // A tool asked for retries on a toolkit without a policy: a sane default backoff.
-            retry = RetryPolicy::exponential(n, Duration::from_millis(100), 2.0);
-        }
-    }
-    ExecSettings {
-        attempt_timeout: timeout.or(options.timeout).or(defaults.timeout),
-        total_timeout: defaults.total_timeout,
-        retry,
-        retry_timeouts: options.read_only || options.idempotent,
-        blocking: options.blocking,
-        requires_approval: options.requires_approval,
-        background: options.background,
-        max_output_bytes: defaults.max_output_bytes,
-    }
-}
-
-/// A binding must name a parameter of at least one tool of its registration.
-fn check_bindings_exist(reg: &Registration, specs: &[ToolSpec], errors: &mut Vec<ConfigError>) {
-    for b in &reg.bindings {
-        if specs
-            .iter()
-            .any(|s| s.params.iter().any(|p| p.name == b.param))
-        {
-            continue;
-        }
-        let tools = specs
-            .iter()
-            .map(|s| format!("`{}`", s.name))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let params: Vec<String> = specs
-            .iter()
-            .flat_map(|s| s.params.iter().map(|p| format!("`{}`", p.name)))
-            .collect();
-        let hint = if params.is_empty() {
-            String::new()
-        } else {
-            format!("; its parameters are {}", params.join(", "))
-        };
-        errors.push(ConfigError::UnknownParameter {
-            what: if b.hides { "preset" } else { "default_arg" },
-            param: b.param.clone(),
-            tools,
-            hint,
-        });
-    }
-}
-
-/// Apply a registration's bindings to one tool's parameters.
-pub(super) fn plan_params(
-    tool: &str,
-    spec: &ToolSpec,
-    bindings: &[Binding],
-    errors: &mut Vec<ConfigError>,
-) -> ParamPlan {
-    let mut params = Vec::with_capacity(spec.params.len());
-    for p in &spec.params {
-        let mut planned = PlannedParam {
-            name: p.name.clone(),
-            kind: p.kind,
-            rust_type: p.rust_type,
-            check: p.check,
-            hidden: !p.kind.is_visible(),
-            binding: None,
-        };
-        // The last binding of a name wins, like repeated builder calls usually do.
-        if let Some(b) = bindings.iter().rev().find(|b| b.param == p.name) {
-            let what = if b.hides { "preset" } else { "default_arg" };
-            let refuse = |reason: String| ConfigError::InvalidBinding {
-                what,
-                tool: tool.to_string(),
-                param: p.name.to_string(),
-                reason,
-            };
-            if p.kind == ParamKind::Context {
-                errors.push(refuse(
-                    "it is a #[ctx] parameter, filled by type from the context; put the value in the context instead".into(),
-                ));
-            } else if p.kind == ParamKind::Preset && !b.hides {
-                errors.push(refuse(
-                    "it is a #[preset] parameter; bind it with .preset(..)".into(),
-                ));
-            } else {
-                match &b.value {
-                    Err(e) => errors.push(refuse(format!("the value cannot be serialized: {e}"))),
-                    Ok(raw) => {
-                        if let Some(Err(e)) = p.check.map(|check| check(raw.get())) {
-                            errors.push(refuse(format!(
-                                "the value {} does not fit the parameter type `{}`: {e}",
-                                raw.get(),
-                                p.rust_type
-                            )));
-                        }
-                        planned.binding = Some(raw.clone());
-                        planned.hidden |= b.hides;
-                    }
-                }
-            }
-        }
-        if p.kind == ParamKind::Preset && planned.binding.is_none() {
-            errors.push(ConfigError::UnboundPreset {
-                tool: tool.to_string(),
-                param: p.name.to_string(),
-                ty: p.rust_type.to_string(),
-            });
-        }
-        params.push(planned);
-    }
-    ParamPlan {
-        tool: Arc::from(tool),
-        params,
-        dynamic: spec.input_schema.is_some(),
-        self_parsing: spec.self_parsing,
-        schema: None,
     }
 }

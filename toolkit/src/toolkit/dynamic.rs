@@ -11,18 +11,14 @@
 //! for. Everything else — groups, the precedence rule, the execution stack — is the same as
 //! for registered tools.
 
-use std::sync::{Arc, OnceLock, RwLock, Weak};
+use std::sync::{Arc, RwLock, Weak};
 
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 use tokio::sync::watch;
 
-use super::builder::{definition_of, plan_params};
-use crate::args::ParamPlan;
-use crate::definition::ToolDefinition;
+use super::compile::{Entry, Origin, compile};
 use crate::error::{BuildError, ConfigError};
-use crate::tool::{AgentTool, ToolOptions};
-use crate::validate;
+use crate::tool::AgentTool;
 
 /// A set of tools that can be replaced while the toolkits it is registered in are in use.
 ///
@@ -34,7 +30,7 @@ use crate::validate;
 /// ```
 /// use std::sync::Arc;
 /// use agent_toolkit::prelude::*;
-/// use agent_toolkit::{AgentTool, DynamicTools};
+/// use agent_toolkit::{AgentTool, toolkit::DynamicTools};
 ///
 /// /// Say hello.
 /// #[tool]
@@ -78,24 +74,14 @@ impl Default for Shared {
 /// One version of a dynamic set.
 #[derive(Default)]
 pub(crate) struct DynSet {
-    pub(crate) entries: Vec<Arc<DynEntry>>,
+    pub(crate) entries: Vec<Arc<Entry>>,
     by_name: FxHashMap<String, usize>,
 }
 
 impl DynSet {
-    pub(crate) fn get(&self, name: &str) -> Option<&Arc<DynEntry>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Entry>> {
         self.by_name.get(name).map(|&i| &self.entries[i])
     }
-}
-
-/// One tool of a dynamic set, prepared the way the builder prepares a registration.
-pub(crate) struct DynEntry {
-    pub(crate) tool: Arc<dyn AgentTool>,
-    pub(crate) plan: Arc<ParamPlan>,
-    pub(crate) options: ToolOptions,
-    pub(crate) definition: ToolDefinition,
-    /// Provider renderings, made on first use.
-    pub(crate) rendered: [OnceLock<Value>; 5],
 }
 
 impl DynamicTools {
@@ -120,7 +106,6 @@ impl DynamicTools {
         for tool in tools {
             let spec = tool.spec();
             let name = spec.name.to_string();
-            let plan = plan_params(&name, &spec, &[], &mut errors);
             if set
                 .by_name
                 .insert(name.clone(), set.entries.len())
@@ -128,28 +113,13 @@ impl DynamicTools {
             {
                 errors.push(ConfigError::DuplicateTool(name.clone()));
             }
-            let definition = definition_of(&name, &spec, &plan);
-            let schema = validate::compile_dynamic(&plan, definition.parameters());
-            let plan = ParamPlan {
-                schema: schema.map(Arc::new),
-                ..plan
-            };
-            set.entries.push(Arc::new(DynEntry {
-                definition,
-                tool,
-                plan: Arc::new(plan),
-                options: spec.options,
-                rendered: Default::default(),
-            }));
+            let entry = compile(&name, tool, spec, &[], Origin::Dynamic, &mut errors);
+            set.entries.push(Arc::new(entry));
         }
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
-        *self
-            .shared
-            .current
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = Arc::new(set);
+        *crate::util::write(&self.shared.current) = Arc::new(set);
         self.shared.changes.send_modify(|v| *v += 1);
         Ok(())
     }
@@ -185,11 +155,7 @@ impl DynamicTools {
     }
 
     pub(crate) fn current(&self) -> Arc<DynSet> {
-        self.shared
-            .current
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        crate::util::read(&self.shared.current).clone()
     }
 
     /// How many times the set was replaced.

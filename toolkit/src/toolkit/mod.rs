@@ -2,34 +2,38 @@
 //! and dispatch of model calls.
 
 mod builder;
+mod compile;
 mod dynamic;
 mod scope;
 mod snapshot;
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use futures::{Stream, StreamExt};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use builder::ExecBase;
-pub use builder::{IntoTools, ToolSet, ToolkitBuilder};
-use dynamic::{DynEntry, DynamicRegistration};
+pub use crate::args::{DEFAULT_MAX_ARGUMENT_BYTES, HiddenArgs, UnknownArgs};
+pub use builder::{
+    DEFAULT_BACKGROUND_CAPACITY, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_OUTPUT_BYTES, IntoTools,
+    ToolSet, ToolkitBuilder,
+};
+use compile::{Entry, ExecBase};
+use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
 
-use crate::args::{self, ArgPolicy, ParamPlan};
-use crate::background::{BackgroundJobs, JOB_ID_KEY};
-use crate::context::{CallInfo, ToolContext, ToolkitLayer};
-use crate::definition::ToolDefinition;
+use crate::args::{self, ArgPolicy};
+use crate::background::{BackgroundJobs, Job};
+use crate::context::{CallInfo, ToolContext, Values};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
-use crate::exec::{self, ExecSettings, ToolInvocation};
+use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
 use crate::schema::{Dialect, NameMap};
-use crate::tool::{AgentTool, ToolCall, ToolOptions, ToolOutput, ToolResult};
+use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
 /// A declared tool group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,27 +44,20 @@ pub struct GroupInfo {
     pub description: String,
 }
 
-/// One registration of one tool.
-struct Entry {
-    tool: Arc<dyn AgentTool>,
-    plan: Arc<ParamPlan>,
-    options: ToolOptions,
-    settings: Arc<ExecSettings>,
-    /// Provider renderings, made on first use.
-    rendered: [OnceLock<Value>; 5],
-}
-
 struct Inner {
-    /// Registrations; index `i` here, in `table` and in `masks` is the same tool.
+    /// Registrations; index `i` here, in `settings`, `table` and `masks` is the same tool.
     entries: Vec<Entry>,
+    /// Each registration's settings in this toolkit.
+    settings: Vec<Arc<ExecSettings>>,
     /// Every definition, in registration order (what snapshots index into).
     table: Arc<[ToolDefinition]>,
     /// Group membership of every tool.
     masks: GroupMasks,
     by_name: FxHashMap<String, usize>,
     groups: Vec<GroupInfo>,
-    name_maps: [NameMap; 5],
-    context: ToolkitLayer,
+    name_maps: [NameMap; Dialect::ALL.len()],
+    /// The toolkit-level context values.
+    context: Arc<Values>,
     policy: ArgPolicy,
     default_scope: Arc<Scope>,
     /// The execution stack every call runs through.
@@ -98,6 +95,14 @@ struct Inner {
 pub struct Toolkit {
     inner: Arc<Inner>,
     scope: Arc<Scope>,
+    /// Who approves calls of `requires_approval` tools made through this handle.
+    approver: Option<Arc<dyn ApprovalHook>>,
+}
+
+/// A tool a call names: a registration, or a tool of a dynamic set.
+enum Found {
+    Registered(usize),
+    Dynamic(Arc<Entry>),
 }
 
 impl std::fmt::Debug for Toolkit {
@@ -126,6 +131,23 @@ impl Toolkit {
         Toolkit {
             inner: self.inner.clone(),
             scope: Arc::new(Scope::overlay(self.inner.groups.len())),
+            approver: self.approver.clone(),
+        }
+    }
+
+    /// The same handle (same tools, same group state) whose calls of `requires_approval` tools
+    /// are approved by `hook` instead of the toolkit's
+    /// ([`ToolkitBuilder::approval_hook`]). An agent, a session or a request gets its own
+    /// approver this way; without any, such calls are denied.
+    pub fn with_approval_hook(&self, hook: impl ApprovalHook) -> Toolkit {
+        self.with_approver(Some(Arc::new(hook)))
+    }
+
+    pub(crate) fn with_approver(&self, approver: Option<Arc<dyn ApprovalHook>>) -> Toolkit {
+        Toolkit {
+            inner: self.inner.clone(),
+            scope: self.scope.clone(),
+            approver,
         }
     }
 
@@ -215,7 +237,7 @@ impl Toolkit {
 
     /// The options of one registered tool (not of a tool of a [`DynamicTools`] set).
     pub fn options(&self, name: &str) -> Option<&ToolOptions> {
-        self.lookup(name).map(|i| &self.inner.entries[i].options)
+        self.lookup(name).map(|i| &*self.inner.entries[i].options)
     }
 
     /// The registered name behind a name used on the wire of `dialect`.
@@ -237,7 +259,7 @@ impl Toolkit {
             Ok(inv) => inv,
             Err(error) => return rejected(id, name, error),
         };
-        if inv.settings.background {
+        if inv.options().background {
             // The ledger keeps the call as the model made it.
             let arguments = inv
                 .args
@@ -253,14 +275,9 @@ impl Toolkit {
                 inv,
             );
         }
-        let attempts = inv.attempts.clone();
+        let attempts = inv.attempt_counter();
         let outcome = self.inner.stack.run(inv).await;
-        ToolResult {
-            call_id: id,
-            name,
-            outcome,
-            attempts: attempts.load(Ordering::Relaxed),
-        }
+        ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
     }
 
     /// Run a batch of calls (one model turn) and return their results in call order.
@@ -295,11 +312,10 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Stream<Item = (usize, ToolResult)> + Send + 'a {
         let max = self.inner.max_concurrency;
-        let segments = batch::plan(calls, |call| match self.lookup(&call.name) {
-            Some(i) => self.inner.entries[i].options.sequential,
-            None => self
-                .find_dynamic(&call.name)
-                .is_some_and(|(_, e)| e.options.sequential),
+        let segments = batch::plan(calls, |call| match self.find(&call.name) {
+            Some((Found::Registered(i), _)) => self.inner.entries[i].options.sequential,
+            Some((Found::Dynamic(e), _)) => e.options.sequential,
+            None => false,
         });
         futures::stream::iter(segments).flat_map(move |segment| {
             futures::stream::iter(segment)
@@ -362,14 +378,9 @@ impl Toolkit {
         let job_id = {
             let (id, name) = (id.clone(), name.clone());
             let job = async move {
-                let attempts = inv.attempts.clone();
+                let attempts = inv.attempt_counter();
                 let outcome = stack.run(inv).await;
-                ToolResult {
-                    call_id: id,
-                    name,
-                    outcome,
-                    attempts: attempts.load(Ordering::Relaxed),
-                }
+                ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
             };
             jobs.start(&handle, call, permit, job)
         };
@@ -377,15 +388,9 @@ impl Toolkit {
         let note = format!(
             "Tool `{name}` is running in the background (call id {id}, job {job_id}); its result will be reported when it finishes."
         );
-        let output = ToolOutput::text(note)
-            .with_metadata("background", "pending".into())
-            .with_metadata(JOB_ID_KEY, job_id.get().into());
-        ToolResult {
-            call_id: id,
-            name,
-            outcome: Ok(output),
-            attempts: 0,
-        }
+        let mut result = ToolResult::new(id, name, Ok(ToolOutput::text(note)), 0);
+        result.job = Some(Job::Pending(job_id));
+        result
     }
 
     /// Look the tool up, check it is active, resolve its arguments, and build the invocation.
@@ -396,43 +401,7 @@ impl Toolkit {
         arguments: String,
         ctx: &ToolContext,
     ) -> Result<ToolInvocation, ToolError> {
-        let Some(index) = self.lookup(name) else {
-            return self.prepare_dynamic(id, name, arguments, ctx);
-        };
-        let entry = &self.inner.entries[index];
-        if !self.inner.masks.is_ungrouped(index) && !self.snapshot().contains_index(index) {
-            return Err(ToolError::new(
-                ToolErrorKind::Unavailable,
-                format!(
-                    "tool `{name}` is not available; available tools: {}",
-                    self.available_list()
-                ),
-            ));
-        }
-        let info = CallInfo {
-            call_id: id.clone(),
-            tool_name: entry.plan.tool.clone(),
-        };
-        let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
-        let args = args::resolve(&entry.plan, arguments, call_ctx, &self.inner.policy);
-        Ok(ToolInvocation {
-            tool: entry.tool.clone(),
-            args,
-            info,
-            settings: entry.settings.clone(),
-            attempts: Arc::new(AtomicU32::new(0)),
-        })
-    }
-
-    /// [`prepare`](Self::prepare) for a name no registration has: a tool of a dynamic set.
-    fn prepare_dynamic(
-        &self,
-        id: &Arc<str>,
-        name: &str,
-        arguments: String,
-        ctx: &ToolContext,
-    ) -> Result<ToolInvocation, ToolError> {
-        let Some((group, entry)) = self.find_dynamic(name) else {
+        let Some((found, active)) = self.find(name) else {
             return Err(ToolError::new(
                 ToolErrorKind::UnknownTool,
                 format!(
@@ -441,7 +410,7 @@ impl Toolkit {
                 ),
             ));
         };
-        if !self.active_groups()[group] {
+        if !active {
             return Err(ToolError::new(
                 ToolErrorKind::Unavailable,
                 format!(
@@ -450,36 +419,49 @@ impl Toolkit {
                 ),
             ));
         }
+        let (entry, settings) = match &found {
+            Found::Registered(i) => (&self.inner.entries[*i], self.inner.settings[*i].clone()),
+            Found::Dynamic(entry) => {
+                // A dynamic set may sit in several toolkits: its settings are this one's.
+                let settings =
+                    compile::settings_for(&entry.options, None, None, &self.inner.exec_base);
+                (&**entry, Arc::new(settings))
+            }
+        };
         let info = CallInfo {
             call_id: id.clone(),
             tool_name: entry.plan.tool.clone(),
         };
         let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
         let args = args::resolve(&entry.plan, arguments, call_ctx, &self.inner.policy);
-        let settings = builder::settings_for(&entry.options, None, None, &self.inner.exec_base);
-        Ok(ToolInvocation {
-            tool: entry.tool.clone(),
+        Ok(ToolInvocation::new(
+            entry.tool.clone(),
+            entry.options.clone(),
+            settings,
+            self.approver.clone(),
             args,
             info,
-            settings: Arc::new(settings),
-            attempts: Arc::new(AtomicU32::new(0)),
-        })
+        ))
     }
 
-    /// The dynamic tool called `name` that a call would reach, with its group: registered
-    /// tools hide dynamic ones, and earlier sets hide later ones.
-    fn find_dynamic(&self, name: &str) -> Option<(usize, Arc<DynEntry>)> {
-        if self.inner.by_name.contains_key(name) {
-            return None;
+    /// The tool a call of `name` reaches, and whether it is active in this scope. Registered
+    /// tools are found by their name or a dialect's wire name for it; a name no registration
+    /// has is looked up in the dynamic sets, where earlier sets hide later ones.
+    fn find(&self, name: &str) -> Option<(Found, bool)> {
+        if let Some(i) = self.lookup(name) {
+            let active = self.inner.masks.is_ungrouped(i) || self.snapshot().contains_index(i);
+            return Some((Found::Registered(i), active));
         }
-        self.inner
+        let (group, entry) = self
+            .inner
             .dynamic
             .iter()
-            .find_map(|d| d.tools.current().get(name).map(|e| (d.group, e.clone())))
+            .find_map(|d| d.tools.current().get(name).map(|e| (d.group, e.clone())))?;
+        Some((Found::Dynamic(entry), self.active_groups()[group]))
     }
 
     /// The tools of dynamic sets active with these groups, without hidden duplicates.
-    fn active_dynamic(&self, active: &[bool]) -> Vec<Arc<DynEntry>> {
+    fn active_dynamic(&self, active: &[bool]) -> Vec<Arc<Entry>> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
         for registration in &self.inner.dynamic {
@@ -522,7 +504,8 @@ impl Toolkit {
         }
     }
 
-    fn group_id(&self, group: &str) -> Result<usize, ConfigError> {
+    /// The index of a declared group, or the error naming the groups there are.
+    pub(crate) fn group_id(&self, group: &str) -> Result<usize, ConfigError> {
         self.inner
             .groups
             .iter()
@@ -564,10 +547,5 @@ fn rejected(call_id: Arc<str>, name: String, error: ToolError) -> ToolResult {
     span.record("error.type", error.kind().as_str());
     span.record("gen_ai.tool.attempts", 0);
     span.in_scope(|| tracing::info!(error.type = error.kind().as_str(), error.message = error.message(), "tool call refused"));
-    ToolResult {
-        call_id,
-        name,
-        outcome: Err(error),
-        attempts: 0,
-    }
+    ToolResult::new(call_id, name, Err(error), 0)
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::watch;
 
 use super::snapshot::ToolSnapshot;
+use crate::util::lock;
 
 /// What a snapshot depends on: the toolkit-wide group state, this scope's group state, and the
 /// tool sets registered with [`ToolkitBuilder::dynamic`](super::ToolkitBuilder::dynamic).
@@ -95,10 +96,4 @@ impl Scope {
             }
         }
     }
-}
-
-/// Group state stays consistent even if a thread panicked while holding the lock (every
-/// write is a single assignment), so a poisoned lock is simply used.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

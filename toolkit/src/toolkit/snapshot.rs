@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use super::dynamic::DynEntry;
-use crate::definition::ToolDefinition;
+use super::compile::Entry;
+use crate::tool::ToolDefinition;
 
 /// Group membership of every tool as bits: row `i` (`stride` words) holds tool `i`'s groups.
 pub(super) struct GroupMasks {
@@ -60,7 +60,7 @@ impl GroupMasks {
 }
 
 /// The tool definitions active in one scope at one moment, in registration order (tools of
-/// [dynamic sets](crate::DynamicTools) last, in the order their sets were registered).
+/// [dynamic sets](crate::toolkit::DynamicTools) last, in the order their sets were registered).
 ///
 /// Cheap to clone and to keep: an agent takes one per model turn so that the tools it shows
 /// the model and the tools it lets the model call are the same set.
@@ -70,7 +70,7 @@ pub struct ToolSnapshot {
     active: Arc<[u32]>,
     member: Arc<[u64]>,
     /// Active tools of dynamic sets; `None` when the toolkit has no dynamic set.
-    dynamic: Option<Arc<[Arc<DynEntry>]>>,
+    dynamic: Option<Arc<[Arc<Entry>]>>,
 }
 
 impl ToolSnapshot {
@@ -97,7 +97,7 @@ impl ToolSnapshot {
     }
 
     /// The same snapshot with these active tools of dynamic sets after the static ones.
-    pub(super) fn with_dynamic(mut self, dynamic: Vec<Arc<DynEntry>>) -> Self {
+    pub(super) fn with_dynamic(mut self, dynamic: Vec<Arc<Entry>>) -> Self {
         self.dynamic = Some(dynamic.into());
         self
     }
@@ -121,7 +121,7 @@ impl ToolSnapshot {
     }
 
     /// The active tools of dynamic sets.
-    pub(super) fn dynamic_entries(&self) -> &[Arc<DynEntry>] {
+    pub(super) fn dynamic_entries(&self) -> &[Arc<Entry>] {
         self.dynamic.as_deref().unwrap_or(&[])
     }
 

@@ -3,8 +3,8 @@
 use a2a::{AgentCard, AgentExtension};
 use serde_json::{Map, Value, json};
 
-use crate::ToolAnnotations;
 use crate::a2a::parts::integral_floats_to_ints;
+use crate::tool::ToolAnnotations;
 
 /// The URI of the tools extension this project's servers declare. Cards are read by the shape
 /// of the extension's `params` (a `tools` object), so peers using another URI work too.

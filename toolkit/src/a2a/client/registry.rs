@@ -418,7 +418,7 @@ impl RemoteToolRegistry {
     }
 
     /// The registry's tools as a [`DynamicTools`] set, kept in step with it: register it with
-    /// [`ToolkitBuilder::dynamic`](crate::ToolkitBuilder::dynamic) and the toolkit follows
+    /// [`ToolkitBuilder::dynamic`](crate::toolkit::ToolkitBuilder::dynamic) and the toolkit follows
     /// every agent added or removed and every refresh, with no rebuild.
     ///
     /// ```no_run

@@ -130,9 +130,9 @@ impl RemoteTool {
         slot: Arc<AgentSlot>,
         mut options: ToolOptions,
     ) -> Self {
-        options.read_only |= info.annotations.read_only;
-        options.idempotent |= info.annotations.idempotent;
-        options.destructive |= info.annotations.destructive;
+        options.annotations.read_only |= info.annotations.read_only;
+        options.annotations.idempotent |= info.annotations.idempotent;
+        options.annotations.destructive |= info.annotations.destructive;
         RemoteTool {
             inner: Arc::new(ToolInner {
                 local_name,
@@ -279,7 +279,7 @@ impl ToolInner {
             .await
             .map_err(|e| self.transport_error(e))?;
         let emitter = ToolEmitter::from_tool_context(ctx).ok();
-        let token = ctx.cancellation();
+        let token = ctx.cancellation().cloned().unwrap_or_default();
         let mut guard = CancelOnDrop {
             agent: agent.clone(),
             task_id: None,

@@ -84,7 +84,7 @@ pub fn progress_part(event: &ProgressEvent) -> Part {
 /// The data part is an object on both wires (A2A 0.3 requires one, and a 004 reader expects
 /// one); `wrapped` tells a reader the result is its `result` member. A failed call — unknown
 /// or switched-off tool, invalid arguments, the tool's own error, a timeout — is a `COMPLETED`
-/// task too, with the [`ToolErrorKind`](crate::ToolErrorKind) name as `error_kind`, the way
+/// task too, with the [`ToolErrorKind`](crate::error::ToolErrorKind) name as `error_kind`, the way
 /// MCP reports tool errors (`isError`) as results rather than protocol errors.
 /// `execution_time_ms` is the time the call took here (retries included, waiting for a
 /// [`max_concurrent_calls`](Self::max_concurrent_calls) slot not).
@@ -135,7 +135,7 @@ impl A2aToolServer {
 
     /// Run at most `n` tool calls at once; more wait their turn (their tasks stay `WORKING`,
     /// and can be cancelled while waiting). The toolkit's own
-    /// [`max_concurrency`](crate::ToolkitBuilder::max_concurrency) bounds one batch; requests
+    /// [`max_concurrency`](crate::toolkit::ToolkitBuilder::max_concurrency) bounds one batch; requests
     /// from many clients are separate calls, which this bounds. Default: no limit.
     pub fn max_concurrent_calls(mut self, n: usize) -> Self {
         self.max_concurrent_calls = Some(n.max(1));

@@ -5,7 +5,9 @@ use agent_toolkit::a2a::client::{
 };
 use agent_toolkit::a2a::types::AgentCard;
 use agent_toolkit::mcp::{McpClient, McpError, McpTarget};
-use agent_toolkit::{ProgressEvent, ToolCall, ToolContext, ToolError, ToolErrorKind, Toolkit};
+use agent_toolkit::{
+    ToolCall, ToolContext, ToolError, Toolkit, context::ProgressEvent, error::ToolErrorKind,
+};
 use serde_json::{Value, json};
 
 use crate::output::Progress;

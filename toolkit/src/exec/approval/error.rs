@@ -6,7 +6,7 @@ pub(super) fn no_hook(tool: &str) -> ToolError {
         format!("tool `{tool}` needs approval before it runs, and no one is available to approve it"),
     )
     .with_detail(
-        "no ApprovalHook: set one with ToolkitBuilder::approval_hook or put an Arc<dyn ApprovalHook> in the context",
+        "no ApprovalHook: set one for the toolkit (ToolkitBuilder::approval_hook), for a handle (Toolkit::with_approval_hook) or for an agent (ReActAgentBuilder::approver)",
     )
 }
 

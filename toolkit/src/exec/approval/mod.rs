@@ -1,17 +1,18 @@
 //! The approval hook point: a tool marked `requires_approval` runs only after an
 //! [`ApprovalHook`] approved it, with arguments that were validated first.
 //!
-//! The hook is looked up per call: an `Arc<dyn ApprovalHook>` in the call's (or agent's)
-//! context wins over the toolkit's ([`ToolkitBuilder::approval_hook`](crate::ToolkitBuilder::approval_hook)).
-//! With no hook at all the call is **denied** (fail closed): a tool someone marked as needing
+//! The hook belongs to the toolkit handle a call is made through: the toolkit's own
+//! ([`ToolkitBuilder::approval_hook`](crate::toolkit::ToolkitBuilder::approval_hook)), or one
+//! given to a handle ([`Toolkit::with_approval_hook`](crate::Toolkit::with_approval_hook)),
+//! which is how an agent brings its approver. With no hook at all the call is **denied** (fail closed): a tool someone marked as needing
 //! approval never runs unapproved because a hook was forgotten.
 
 mod error;
 mod future;
 mod layer;
 
-pub use future::ApprovalFuture;
-pub use layer::ApprovalLayer;
+pub(crate) use future::ApprovalFuture;
+pub(crate) use layer::ApprovalLayer;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -65,26 +66,17 @@ where
     }
 }
 
-/// Asks the hook before running tools that require approval; passes everything else through.
-#[derive(Clone)]
-pub struct Approval<S> {
+/// Asks the invocation's approver before running tools that require approval; passes
+/// everything else through.
+#[derive(Clone, Debug)]
+pub(crate) struct Approval<S> {
     inner: S,
-    hook: Option<Arc<dyn ApprovalHook>>,
 }
 
 impl<S> Approval<S> {
-    /// Wrap `inner`, with the toolkit's hook if there is one.
-    pub fn new(inner: S, hook: Option<Arc<dyn ApprovalHook>>) -> Self {
-        Approval { inner, hook }
-    }
-}
-
-impl<S: std::fmt::Debug> std::fmt::Debug for Approval<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Approval")
-            .field("inner", &self.inner)
-            .field("hook", &self.hook.is_some())
-            .finish()
+    /// Wrap `inner`.
+    pub(crate) fn new(inner: S) -> Self {
+        Approval { inner }
     }
 }
 
@@ -101,7 +93,7 @@ where
     }
 
     fn call(&mut self, mut inv: ToolInvocation) -> Self::Future {
-        if !inv.settings.requires_approval {
+        if !inv.options().requires_approval {
             return ApprovalFuture::pass(self.inner.call(inv));
         }
         // Validate first: nobody should be asked to approve arguments that cannot run.
@@ -112,16 +104,12 @@ where
                 Err(e) => return ApprovalFuture::fail(e),
             },
         };
-        let hook = context
-            .get::<Arc<dyn ApprovalHook>>()
-            .map(|h| Arc::clone(&*h))
-            .or_else(|| self.hook.clone());
-        let Some(hook) = hook else {
+        let Some(hook) = inv.approver().cloned() else {
             return ApprovalFuture::fail(error::no_hook(inv.tool_name()));
         };
         let request = ApprovalRequest {
-            call_id: inv.info.call_id.clone(),
-            tool: inv.info.tool_name.clone(),
+            call_id: inv.info().call_id.clone(),
+            tool: inv.info().tool_name.clone(),
             arguments,
             context,
         };

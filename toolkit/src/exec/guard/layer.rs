@@ -2,7 +2,7 @@ use super::PanicGuard;
 
 /// Wraps a service in a [`PanicGuard`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct PanicGuardLayer;
+pub(crate) struct PanicGuardLayer;
 
 impl<S> tower::Layer<S> for PanicGuardLayer {
     type Service = PanicGuard<S>;

@@ -1,4 +1,4 @@
-//! Panic guard: a panic inside a tool becomes a [`Panicked`](crate::ToolErrorKind::Panicked)
+//! Panic guard: a panic inside a tool becomes a [`Panicked`](crate::error::ToolErrorKind::Panicked)
 //! error for that one call; the batch and the process carry on.
 
 mod error;
@@ -6,8 +6,8 @@ mod future;
 mod layer;
 
 pub(crate) use error::panic_message;
-pub use future::PanicGuardFuture;
-pub use layer::PanicGuardLayer;
+pub(crate) use future::PanicGuardFuture;
+pub(crate) use layer::PanicGuardLayer;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll};
@@ -18,7 +18,7 @@ use crate::tool::ToolOutput;
 
 /// Catches panics in the inner service's `call` and in every poll of its future.
 #[derive(Clone, Debug)]
-pub struct PanicGuard<S> {
+pub(crate) struct PanicGuard<S> {
     inner: S,
 }
 
@@ -42,7 +42,7 @@ where
     }
 
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
-        let tool = inv.info.tool_name.clone();
+        let tool = inv.info().tool_name.clone();
         // The tool's synchronous part (argument extraction, the start of a plain fn) runs here.
         match catch_unwind(AssertUnwindSafe(|| self.inner.call(inv))) {
             Ok(future) => PanicGuardFuture::running(future, tool),

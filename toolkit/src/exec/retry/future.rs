@@ -65,10 +65,10 @@ where
                         return Poll::Ready(result);
                     };
                     let attempts = inv.attempts();
-                    let settings = &inv.settings;
+                    let settings = inv.settings();
                     if !settings
                         .retry
-                        .should_retry(error, attempts, settings.retry_timeouts)
+                        .should_retry(error, attempts, inv.options().retry_timeouts())
                     {
                         return Poll::Ready(result);
                     }

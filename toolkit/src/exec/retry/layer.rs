@@ -2,7 +2,7 @@ use super::Retry;
 
 /// Wraps a service in a [`Retry`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RetryLayer;
+pub(crate) struct RetryLayer;
 
 impl<S> tower::Layer<S> for RetryLayer {
     type Service = Retry<S>;

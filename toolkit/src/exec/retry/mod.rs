@@ -8,8 +8,8 @@ mod future;
 mod layer;
 mod policy;
 
-pub use future::RetryFuture;
-pub use layer::RetryLayer;
+pub(crate) use future::RetryFuture;
+pub(crate) use layer::RetryLayer;
 pub use policy::RetryPolicy;
 
 use std::task::{Context, Poll};
@@ -20,7 +20,7 @@ use crate::tool::ToolOutput;
 
 /// Retries each invocation according to its [`ExecSettings`](super::ExecSettings).
 #[derive(Clone, Debug)]
-pub struct Retry<S> {
+pub(crate) struct Retry<S> {
     inner: S,
 }
 
@@ -47,7 +47,7 @@ where
         // `inner` was made ready by `poll_ready`; keep it for this call and leave a clone.
         let clone = self.inner.clone();
         let mut ready = std::mem::replace(&mut self.inner, clone);
-        let first = if inv.settings.retry.max_retries == 0 {
+        let first = if inv.settings().retry.max_retries == 0 {
             // The common case: no copy of the invocation kept for later.
             return RetryFuture::once(ready.call(inv));
         } else {

@@ -2,12 +2,12 @@ use std::time::Duration;
 
 use crate::error::{ToolError, ToolErrorKind};
 
-/// Which limit ran out.
+/// Which limit a [`Timeout`](super::Timeout) applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Limit {
     /// The deadline of one attempt.
     Attempt,
-    /// The deadline of the whole call, retries included.
+    /// The deadline of the whole call, retries included (and its cancellation).
     Total,
 }
 
@@ -20,5 +20,13 @@ pub(crate) fn elapsed(tool: &str, after: Duration, limit: Limit) -> ToolError {
     ToolError::new(
         ToolErrorKind::Timeout,
         format!("tool `{tool}` did not finish within {after:?} ({which})"),
+    )
+}
+
+/// The call was cancelled through its context's token (or its batch was dropped).
+pub(crate) fn cancelled(tool: &str) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::Cancelled,
+        format!("tool `{tool}` was cancelled before it finished"),
     )
 }

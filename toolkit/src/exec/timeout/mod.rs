@@ -1,31 +1,40 @@
-//! Per-attempt deadline: an attempt that runs longer than
-//! [`ExecSettings::attempt_timeout`](super::ExecSettings) is dropped (its future cancelled)
-//! and fails with a [`Timeout`](crate::ToolErrorKind::Timeout) error naming the tool and the
-//! limit. Whether it is retried is the retry layer's decision.
+//! Time limits and cancellation, one mechanism used twice in the stack:
+//!
+//! - outside the retries, the limit of the whole call ([`ExecSettings::total_timeout`], retries
+//!   and backoff included) together with the context's
+//!   [`CancellationToken`](crate::CancellationToken): the call fails with
+//!   [`Timeout`](crate::error::ToolErrorKind::Timeout) or
+//!   [`Cancelled`](crate::error::ToolErrorKind::Cancelled);
+//! - inside them, the limit of one attempt ([`ExecSettings::attempt_timeout`]); whether a
+//!   timed-out attempt is retried is the retry layer's decision.
+//!
+//! Either way the tool's future is dropped at once, and the error names the tool and the limit.
 
 pub(crate) mod error;
 mod future;
 mod layer;
 
-pub use future::TimeoutFuture;
-pub use layer::TimeoutLayer;
+pub(crate) use future::TimeoutFuture;
+pub(crate) use layer::TimeoutLayer;
 
 use std::task::{Context, Poll};
 
-use super::ToolInvocation;
+use super::{ExecSettings, ToolInvocation};
 use crate::error::ToolError;
 use crate::tool::ToolOutput;
+use error::Limit;
 
-/// Applies the per-attempt deadline of each invocation.
+/// Applies one of an invocation's time limits (and, for the whole call, its cancellation).
 #[derive(Clone, Debug)]
-pub struct Timeout<S> {
+pub(crate) struct Timeout<S> {
     inner: S,
+    scope: Limit,
 }
 
 impl<S> Timeout<S> {
-    /// Wrap `inner`.
-    pub fn new(inner: S) -> Self {
-        Timeout { inner }
+    /// Wrap `inner`, applying the limit of `scope`.
+    pub(crate) fn new(inner: S, scope: Limit) -> Self {
+        Timeout { inner, scope }
     }
 }
 
@@ -42,11 +51,21 @@ where
     }
 
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
-        let limit = inv.settings.attempt_timeout;
-        let tool = inv.info.tool_name.clone();
+        let settings: &ExecSettings = inv.settings();
+        let (limit, cancel) = match self.scope {
+            Limit::Attempt => (settings.attempt_timeout, None),
+            Limit::Total => (
+                settings.total_timeout,
+                inv.context().and_then(|c| c.cancellation().cloned()),
+            ),
+        };
+        let tool = inv.info().tool_name.clone();
+        if cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+            return TimeoutFuture::failed(error::cancelled(&tool), tool);
+        }
         if let Some(error) = limit.and_then(|_| super::no_timer(&tool)) {
             return TimeoutFuture::failed(error, tool);
         }
-        TimeoutFuture::new(Some(self.inner.call(inv)), limit, tool)
+        TimeoutFuture::new(self.inner.call(inv), limit, self.scope, cancel, tool)
     }
 }

@@ -2,7 +2,7 @@ use super::Trace;
 
 /// Wraps a service in a [`Trace`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TraceLayer;
+pub(crate) struct TraceLayer;
 
 impl<S> tower::Layer<S> for TraceLayer {
     type Service = Trace<S>;

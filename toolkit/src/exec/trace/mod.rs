@@ -1,14 +1,14 @@
 //! One `execute_tool` span per call, named and tagged after the OpenTelemetry GenAI semantic
 //! conventions: `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`,
-//! `gen_ai.tool.call.id`; on failure `error.type` holds the [`ToolErrorKind`](crate::ToolErrorKind)
+//! `gen_ai.tool.call.id`; on failure `error.type` holds the [`ToolErrorKind`](crate::error::ToolErrorKind)
 //! name, and `gen_ai.tool.attempts` the attempts made. Retries and approval decisions are
 //! events inside the span.
 
 mod future;
 mod layer;
 
-pub use future::TraceFuture;
-pub use layer::TraceLayer;
+pub(crate) use future::TraceFuture;
+pub(crate) use layer::TraceLayer;
 
 use std::task::{Context, Poll};
 
@@ -18,7 +18,7 @@ use crate::tool::ToolOutput;
 
 /// The span of one call. Also used for calls that never reach a tool (unknown name), so every
 /// call is traced the same way.
-pub fn span(tool: &str, call_id: &str) -> tracing::Span {
+pub(crate) fn span(tool: &str, call_id: &str) -> tracing::Span {
     tracing::info_span!(
         "execute_tool",
         gen_ai.operation.name = "execute_tool",
@@ -31,7 +31,7 @@ pub fn span(tool: &str, call_id: &str) -> tracing::Span {
 
 /// Runs each invocation inside its `execute_tool` span.
 #[derive(Clone, Debug)]
-pub struct Trace<S> {
+pub(crate) struct Trace<S> {
     inner: S,
 }
 
@@ -55,8 +55,8 @@ where
     }
 
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
-        let span = span(&inv.info.tool_name, &inv.info.call_id);
-        let attempts = inv.attempts.clone();
+        let span = span(&inv.info().tool_name, &inv.info().call_id);
+        let attempts = inv.attempt_counter();
         let future = span.in_scope(|| self.inner.call(inv));
         TraceFuture::new(future, span, attempts)
     }

@@ -29,8 +29,8 @@ use futures::future::BoxFuture;
 pub use parse::{ParsedReply, TextCallError, parse_tool_calls};
 
 use super::{ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice};
-use crate::definition::ToolDefinition;
 use crate::schema::Dialect;
+use crate::tool::ToolDefinition;
 
 /// How a text-only model writes tool calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,10 +67,9 @@ pub enum TextCallFormat {
 /// in the history so results stay unambiguous.
 ///
 /// ```
-/// use agent_toolkit::{
-///     ChatModel, ChatRequest, Message, ScriptedModel, ScriptedTurn, TextToolCalls,
-///     ToolDefinition,
-/// };
+/// use agent_toolkit::model::{ChatRequest, Message, TextToolCalls};
+/// use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
+/// use agent_toolkit::{ChatModel, ToolDefinition};
 ///
 /// let inner = ScriptedModel::new([ScriptedTurn::text(
 ///     r#"{"tool_calls": [{"name": "add", "parameters": {"a": 1, "b": 2}}]}"#,

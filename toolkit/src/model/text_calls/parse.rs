@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::elements::Element;
 use super::{TextCallFormat, json, typing, xml};
-use crate::definition::ToolDefinition;
 use crate::tool::ToolCall;
+use crate::tool::ToolDefinition;
 
 /// A reply split into prose and tool calls.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

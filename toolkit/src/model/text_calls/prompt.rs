@@ -9,9 +9,9 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::{TextCallError, TextCallFormat};
-use crate::definition::ToolDefinition;
 use crate::model::{Message, Role, ToolChoice};
 use crate::tool::ToolCall;
+use crate::tool::ToolDefinition;
 
 /// One call in the expected shape, for the prompt and for re-asks.
 fn shape(format: TextCallFormat) -> &'static str {

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{ParsedReply, TextCallError, TextCallFormat, parse_tool_calls};
-use crate::definition::ToolDefinition;
+use crate::tool::ToolDefinition;
 
 fn tools() -> Vec<ToolDefinition> {
     let object = json!({"type": "object"});

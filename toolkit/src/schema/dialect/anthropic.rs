@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use super::loose;
-use crate::definition::ToolDefinition;
+use crate::schema::walk::loose;
+use crate::tool::ToolDefinition;
 
 pub(super) fn parameters(canonical: &Value) -> Value {
     loose(canonical)

@@ -8,12 +8,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{
+use crate::schema::integers;
+use crate::schema::walk::{
     MAX_DEPTH, Refs, Unexpandable, append_description, flatten_all_of, into_map, merge_into,
     object_root, one_of_to_any_of, subschemas_mut,
 };
-use crate::definition::ToolDefinition;
-use crate::schema::integers;
+use crate::tool::ToolDefinition;
 
 /// How many times one definition may be unrolled inside itself before the rest of a
 /// recursive structure is replaced by a plain object. Two levels let a model build a small

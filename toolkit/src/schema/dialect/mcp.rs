@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::object_root;
-use crate::definition::ToolDefinition;
+use crate::schema::walk::object_root;
+use crate::tool::ToolDefinition;
 
 pub(super) fn parameters(canonical: &Value) -> Value {
     Value::Object(object_root(canonical))
@@ -44,7 +44,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::definition::ToolAnnotations;
+    use crate::tool::ToolAnnotations;
 
     #[test]
     fn canonical_is_kept_and_root_forced_to_object() {

@@ -9,13 +9,13 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{
+use crate::schema::integers;
+use crate::schema::walk::{
     MAX_DEPTH, Refs, Slot, Unexpandable, append_description, definition_ref, flatten_all_of,
     has_type, into_map, is_object_schema, loose, merge_into, object_root, one_of_to_any_of,
     prune_definitions, subschemas, subschemas_mut,
 };
-use crate::definition::ToolDefinition;
-use crate::schema::integers;
+use crate::tool::ToolDefinition;
 
 /// String formats strict mode accepts; any other `format` is rejected by the API.
 const STRICT_FORMATS: &[&str] = &[

@@ -1,8 +1,9 @@
 //! Tests of the shared helpers and of guarantees every dialect gives.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::*;
+use crate::schema::walk::*;
 
 fn hostile_inputs() -> Vec<Value> {
     vec![

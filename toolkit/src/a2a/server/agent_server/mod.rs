@@ -91,8 +91,9 @@ impl Replies {
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
+/// use agent_toolkit::ReActAgent;
 /// use agent_toolkit::a2a::server::A2aAgentServer;
-/// use agent_toolkit::prelude::*;
+/// use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 ///
 /// let server = A2aAgentServer::new(|_context_id: &str| {
 ///     ReActAgent::builder(ScriptedModel::new([ScriptedTurn::text("Hello!")])).build()
@@ -328,6 +329,15 @@ fn check_message(req: &SendMessageRequest) -> Result<(), A2AError> {
     }
     match turn::incoming_results(message) {
         Err(e) => Err(A2AError::invalid_params(e.to_string())),
+        Ok(Some(results))
+            if results.is_empty()
+                && message.task_id.is_none()
+                && emit::text_of(message).trim().is_empty() =>
+        {
+            Err(A2AError::invalid_params(
+                "the message carries an empty list of tool results and no text for the agent",
+            ))
+        }
         Ok(Some(_)) => Ok(()),
         Ok(None) if emit::text_of(message).trim().is_empty() => Err(A2AError::invalid_params(
             "the message has no text for the agent (and no tool results)",

@@ -69,10 +69,11 @@ pub(super) async fn turn(
         // Checked before the task was created; said plainly should it ever get here.
         Err(e) => return reply.refuse(A2AError::invalid_params(e.to_string())).await,
     };
-    // Results for a conversation that has not started (a client that named none): nothing
-    // waits for them, so they are the question of a new conversation, in words the model reads.
+    // Results from a client that named no conversation (design document 000's client as
+    // printed): nothing can wait for them, so they are the question of a new conversation, in
+    // words the model reads.
     let incoming = match incoming {
-        Some(results) if session.agent.memory().is_empty() && !continuation => {
+        Some(results) if message.context_id.is_none() && !continuation => {
             let question = emit::text_of(&message);
             let question = if question.trim().is_empty() {
                 tool_results_text(&results)

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::super::{TextCallError, TextCallFormat, parse_tool_calls};
-use crate::definition::ToolDefinition;
+use crate::tool::ToolDefinition;
 
 /// The arguments of one call of a tool `t` with `schema`, written with element parameters.
 fn args(schema: Value, parameters: &str) -> Value {

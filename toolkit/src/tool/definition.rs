@@ -9,10 +9,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Behaviour hints of a tool, mirrored into MCP `annotations` and used by the engine
-/// (for example, only `read_only` or `idempotent` tools are retried after a timeout).
+/// Behaviour hints of a tool, mirrored into MCP `annotations` and A2A cards, and used by the
+/// engine (only `read_only` or `idempotent` tools are retried after a timeout). Declared once,
+/// in [`ToolOptions::annotations`](super::ToolOptions::annotations) (set them with
+/// [`ToolOptions::read_only`](super::ToolOptions::read_only) and its siblings); the
+/// definition carries the same value.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Human-readable display name, if different from the tool name.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -34,13 +34,13 @@ const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// A chat model behind the Anthropic Messages API.
 ///
 /// ```no_run
-/// # use agent_toolkit::AnthropicMessages;
+/// # use agent_toolkit::model::AnthropicMessages;
 /// let claude = AnthropicMessages::builder()
 ///     .api_key(std::env::var("ANTHROPIC_API_KEY").unwrap_or_default())
 ///     .model("claude-sonnet-4-5")
 ///     .max_tokens(4096)
 ///     .build()?;
-/// # Ok::<(), agent_toolkit::ModelError>(())
+/// # Ok::<(), agent_toolkit::model::ModelError>(())
 /// ```
 ///
 /// Requests go to `{base_url}/v1/messages` with `anthropic-version: 2023-06-01`. Transient

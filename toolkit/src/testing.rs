@@ -9,10 +9,11 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-use super::{
+use crate::model::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Usage,
 };
 use crate::tool::ToolCall;
+use crate::util::lock;
 
 /// One scripted model turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,10 +81,6 @@ impl std::fmt::Debug for ScriptedModel {
             .field("requests", &lock(&self.requests).len())
             .finish()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ScriptedModel {

@@ -22,9 +22,9 @@ use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
 };
-use crate::definition::ToolDefinition;
 use crate::schema::{Dialect, NameMap};
 use crate::tool::ToolCall;
+use crate::tool::ToolDefinition;
 
 mod stream;
 
@@ -36,7 +36,7 @@ const DEFAULT_MODEL: &str = "gpt-4o-mini";
 /// A chat model behind an OpenAI-compatible Chat Completions endpoint.
 ///
 /// ```no_run
-/// # use agent_toolkit::OpenAiChat;
+/// # use agent_toolkit::model::OpenAiChat;
 /// // Hosted OpenAI, key from the environment:
 /// let openai = OpenAiChat::from_env()?;
 /// // A local Ollama server, which needs no key:
@@ -44,7 +44,7 @@ const DEFAULT_MODEL: &str = "gpt-4o-mini";
 ///     .base_url("http://localhost:11434/v1")
 ///     .model("qwen2.5:7b")
 ///     .build()?;
-/// # Ok::<(), agent_toolkit::ModelError>(())
+/// # Ok::<(), agent_toolkit::model::ModelError>(())
 /// ```
 ///
 /// Requests go to `{base_url}/chat/completions`. Tool names are sanitised to what OpenAI

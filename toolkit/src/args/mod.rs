@@ -1,0 +1,245 @@
+//! Where each argument comes from: the precedence resolver and the [`ToolArgs`] it produces.
+//!
+//! `resolve` is the one place that applies the rule of the crate docs (first hit wins):
+//!
+//! 1. the model's arguments — for visible parameters only; a model value for a hidden
+//!    parameter is refused ([`HiddenArgs::Reject`]) or dropped ([`HiddenArgs::Ignore`]);
+//! 2. values bound at registration: `.preset` (hides the parameter) and `.default_arg`
+//!    (stays visible, the model's value wins);
+//! 3. the context, by type, call > agent > toolkit — `resolve` binds the toolkit layer and the
+//!    call info into the [`ToolContext`] that [`ToolArgs::context_value`] reads;
+//! 4. `#[arg(default)]` / `Option` ⇒ `None` — an absent optional slot, filled by the tool;
+//! 5. otherwise an error: "missing required argument" for the model, or a configuration
+//!    error naming the parameter and type for hidden ones.
+//!
+//! Arguments are parsed once into borrowed raw slices (no `Value` tree), so the cost over a
+//! direct `serde_json::from_str` into a struct is one scan of the keys. Tools that do not parse
+//! their own arguments also get them checked against their input schema (the `validate`
+//! feature), in the same pass and the same error.
+
+mod fast;
+mod policy;
+mod resolve;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+
+pub(crate) use fast::ArgSink;
+pub use policy::{ArgPolicy, DEFAULT_MAX_ARGUMENT_BYTES, HiddenArgs, UnknownArgs};
+use resolve::{check_size, collect_slots, schema_problems, type_problems};
+pub(crate) use resolve::{combine, resolve};
+
+use crate::context::{FromToolContext, ToolContext};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::param::{self, PlannedParam};
+use crate::validate::ArgSchema;
+
+/// The parameters of one registration, in declaration order.
+#[derive(Clone, Debug)]
+pub(crate) struct ParamPlan {
+    pub(crate) tool: Arc<str>,
+    pub(crate) params: Vec<PlannedParam>,
+    /// The tool takes its argument object whole (no declared parameters).
+    pub(crate) dynamic: bool,
+    /// The tool parses its own arguments (see [`ToolSpec::self_parsing`](crate::tool::ToolSpec)).
+    pub(crate) self_parsing: bool,
+    /// The compiled input schema, for tools that do not parse their own arguments (see
+    /// `crate::validate`); `None` when nothing needs checking.
+    pub(crate) schema: Option<Arc<ArgSchema>>,
+}
+
+/// Resolved slots exist only on the thorough path, so they live on the heap.
+type Slots = Vec<Slot>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Absent,
+    /// Byte range of the model's value inside the argument text (the text is at most
+    /// `u32::MAX` bytes: see [`ArgPolicy::max_bytes`]).
+    Model(u32, u32),
+    /// The registration's bound value.
+    Bound,
+}
+
+/// The resolved arguments of one call, read by the tool (generated code calls
+/// [`value`](Self::value) and [`context_value`](Self::context_value) per parameter).
+#[derive(Clone)]
+pub struct ToolArgs {
+    text: String,
+    slots: Slots,
+    resolved: bool,
+    plan: Arc<ParamPlan>,
+    policy: ArgPolicy,
+    ctx: ToolContext,
+}
+
+impl fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolArgs")
+            .field("tool", &self.plan.tool)
+            .field("arguments", &self.text)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolArgs {
+    /// Deserialize the parameter at `index` (its position in the signature). `Ok(None)` when
+    /// neither the model nor the registration gave a value (rows 4–5 are the caller's).
+    pub fn value<T: DeserializeOwned>(&self, index: usize) -> Result<Option<T>, ToolError> {
+        let param = self.param(index)?;
+        if !self.resolved {
+            return Err(ToolError::execution(
+                "internal error: tool arguments read before they were resolved",
+            )
+            .with_detail(format!(
+                "tool `{}` must call ToolArgs::resolve_slots before ToolArgs::value",
+                self.plan.tool
+            )));
+        }
+        let text = match self.slots[index] {
+            Slot::Absent => return Ok(None),
+            Slot::Model(start, end) => &self.text[start as usize..end as usize],
+            Slot::Bound => match &param.binding {
+                Some(raw) => raw.get(),
+                None => return Ok(None),
+            },
+        };
+        param::deserialize(text)
+            .map(Some)
+            .map_err(|e| ToolError::invalid_arguments(e.describe(&param.name)))
+    }
+
+    /// Deserialize a required parameter: absent is a "missing required argument" error.
+    pub fn required<T: DeserializeOwned>(&self, index: usize) -> Result<T, ToolError> {
+        self.value(index)?.ok_or_else(|| {
+            let name = self
+                .param(index)
+                .map(|p| p.name.clone())
+                .unwrap_or_default();
+            ToolError::invalid_arguments(format!("missing required argument `{name}`"))
+        })
+    }
+
+    /// Extract a `#[ctx]` parameter through [`FromToolContext`] (row 3 of the rule).
+    pub fn context_value<T: FromToolContext>(&self, index: usize) -> Result<T, ToolError> {
+        T::from_tool_context(&self.ctx).map_err(|rejection| {
+            let (name, ty) = self
+                .param(index)
+                .map(|p| (p.name.to_string(), p.rust_type))
+                .unwrap_or_default();
+            ToolError::new(
+                ToolErrorKind::MissingContext,
+                format!(
+                    "tool `{}` is not configured correctly and could not run",
+                    self.plan.tool
+                ),
+            )
+            .with_detail(format!(
+                "tool `{}`: #[ctx] parameter `{name}: {ty}` found no `{}` in the call, agent or toolkit context; {}",
+                self.plan.tool, rejection.missing, rejection.hint
+            ))
+        })
+    }
+
+    /// Apply the precedence rule key by key and report every problem (the thorough path);
+    /// for tools that do not parse their own arguments, also check the model's values against
+    /// the input schema (`validate` feature). Done by the toolkit before the tool runs, except
+    /// for `#[tool]`-generated tools, which try [`fast`](Self::fast) first and call this only
+    /// when it fails.
+    pub fn resolve_slots(&mut self) -> Result<(), ToolError> {
+        if !self.resolved {
+            let slots = collect_slots(&self.plan, &self.text, &self.policy)?;
+            let problems = schema_problems(&self.plan, &self.text, &slots)?;
+            if !problems.is_empty() {
+                return Err(combine(
+                    &self.plan.tool,
+                    problems,
+                    ToolErrorKind::InvalidArguments,
+                ));
+            }
+            self.slots = slots;
+            self.resolved = true;
+        }
+        Ok(())
+    }
+
+    /// Arguments not yet resolved: the size checked, an empty text read as `{}`.
+    fn unresolved(
+        plan: &Arc<ParamPlan>,
+        text: String,
+        ctx: ToolContext,
+        policy: &ArgPolicy,
+    ) -> Result<ToolArgs, ToolError> {
+        check_size(&plan.tool, &text, policy)?;
+        let text = if text.trim().is_empty() {
+            "{}".to_string()
+        } else {
+            text
+        };
+        Ok(ToolArgs {
+            text,
+            slots: Slots::new(),
+            resolved: false,
+            plan: plan.clone(),
+            policy: *policy,
+            ctx,
+        })
+    }
+
+    /// Check everything the tool would check before running: names, hidden and unknown
+    /// arguments, missing values, and the type of every value present. Used where arguments
+    /// must be known good before the tool runs (approval, background submission).
+    pub fn validate(&mut self) -> Result<(), ToolError> {
+        self.resolve_slots()?;
+        let problems = type_problems(&self.plan, &self.text, &self.slots);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(combine(
+                &self.plan.tool,
+                problems,
+                ToolErrorKind::InvalidArguments,
+            ))
+        }
+    }
+
+    /// Replace the argument text (an approver's edit) and [`validate`](Self::validate) it. On
+    /// error the arguments are left as they were.
+    pub fn replace_arguments(&mut self, text: String) -> Result<(), ToolError> {
+        let mut edited = ToolArgs::unresolved(&self.plan, text, self.ctx.clone(), &self.policy)?;
+        edited.validate()?;
+        *self = edited;
+        Ok(())
+    }
+
+    /// Replace the context the tool will see (background jobs get the toolkit's shutdown token).
+    pub(crate) fn set_context(&mut self, ctx: ToolContext) {
+        self.ctx = ctx;
+    }
+
+    /// The context of this call (layers, call info, cancellation, progress).
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
+    /// The model's argument object as JSON text (`{}` when it sent nothing). For tools that
+    /// declare an [`input_schema`](crate::tool::ToolSpec::input_schema) instead of parameters.
+    pub fn raw(&self) -> &str {
+        &self.text
+    }
+
+    /// The name of the tool this call is for.
+    pub fn tool_name(&self) -> &str {
+        &self.plan.tool
+    }
+
+    fn param(&self, index: usize) -> Result<&PlannedParam, ToolError> {
+        self.plan.params.get(index).ok_or_else(|| {
+            ToolError::execution("internal error: tool parameter index out of range").with_detail(
+                format!("tool `{}` asked for parameter #{index}", self.plan.tool),
+            )
+        })
+    }
+}

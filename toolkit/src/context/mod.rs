@@ -1,0 +1,235 @@
+//! Hidden values a tool receives by type: [`ToolContext`] and the [`FromToolContext`] extractors.
+//!
+//! A context holds values at three levels, looked up in order **call > agent > toolkit**: a
+//! value put in the call's context ([`ToolContext::with`]) shadows one of the same type put in
+//! an agent's ([`ReActAgentBuilder::context`](crate::agent::ReActAgentBuilder::context)), which
+//! shadows the toolkit's ([`ToolkitBuilder::context`](crate::toolkit::ToolkitBuilder::context)).
+//! Each level is filled the same way: `context(value)` (or `with(value)` on a call's context)
+//! moves a value in, and its `_shared` form puts in an `Arc` the application keeps a handle on.
+//!
+//! Parameters marked `#[ctx]` are filled through [`FromToolContext`], a small trait anyone can
+//! implement, the way axum's `FromRequestParts` works; [`Ctx<T>`], [`ToolEmitter`],
+//! [`CallInfo`], [`AgentInfo`](crate::AgentInfo) and [`CancellationToken`] are ordinary
+//! implementations of it.
+
+mod emitter;
+mod extract;
+
+use std::any::{Any, TypeId, type_name};
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+pub use tokio_util::sync::CancellationToken;
+
+pub use emitter::{ProgressEvent, ToolEmitter, ToolProgress};
+pub use extract::{CallInfo, ContextRejection, Ctx, FromToolContext};
+
+/// The values of one level. Small by nature (a handful of types), so a vector beats a hash map.
+#[derive(Clone, Default)]
+pub(crate) struct Values {
+    values: Vec<(TypeId, &'static str, Arc<dyn Any + Send + Sync>)>,
+}
+
+impl Values {
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        let id = TypeId::of::<T>();
+        match self.values.iter_mut().find(|(t, _, _)| *t == id) {
+            Some(slot) => slot.2 = value,
+            None => self.values.push((id, type_name::<T>(), value)),
+        }
+    }
+
+    fn get(&self, id: TypeId) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.values
+            .iter()
+            .find(|(t, _, _)| *t == id)
+            .map(|(_, _, v)| v)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for Values {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.values.iter().map(|(_, n, _)| n))
+            .finish()
+    }
+}
+
+/// The levels of a context, highest precedence first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// Values for one call or one batch.
+    Call,
+    /// Values of one agent.
+    Agent,
+    /// Values of the toolkit.
+    Toolkit,
+}
+
+/// Typed values handed to tools at call time, plus the per-call facilities (call info,
+/// cancellation, progress sink).
+///
+/// Cloning is cheap: levels are shared and copied only when written after being shared.
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    levels: [Option<Arc<Values>>; 3],
+    call: Option<CallInfo>,
+    cancel: Option<CancellationToken>,
+    progress: Option<mpsc::Sender<ToolProgress>>,
+}
+
+impl ToolContext {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Put `value` into this call's context (it shadows a value of the same type of the agent
+    /// or the toolkit); a value of the same type put before is replaced.
+    pub fn with<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.with_shared(Arc::new(value))
+    }
+
+    /// Put a shared value into this call's context: tools get this same `Arc` through
+    /// [`Ctx<T>`], so the caller can watch or change what they see.
+    pub fn with_shared<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.insert(Level::Call, value);
+        self
+    }
+
+    /// The value of type `T`, looking at the call's, the agent's and the toolkit's values in
+    /// that order.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let id = TypeId::of::<T>();
+        self.levels
+            .iter()
+            .flatten()
+            .find_map(|level| level.get(id))
+            .and_then(|v| Arc::clone(v).downcast::<T>().ok())
+    }
+
+    /// Cancel the tools of this context when `token` is cancelled.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// The cancellation token set on this context, if any. (A tool taking
+    /// `#[ctx] token: CancellationToken` gets a never-cancelled token when none was set.)
+    pub fn cancellation(&self) -> Option<&CancellationToken> {
+        self.cancel.as_ref()
+    }
+
+    /// Deliver [`ToolEmitter`] progress of the calls made with this context to `sink`.
+    ///
+    /// Delivery never blocks a tool: when the channel is full the event is dropped (and
+    /// counted in [`ToolEmitter::dropped`]). Size the channel for the burst you expect.
+    pub fn with_progress(mut self, sink: mpsc::Sender<ToolProgress>) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// A context with a fresh progress channel of `capacity` events, and its receiver.
+    pub fn progress_channel(self, capacity: usize) -> (Self, mpsc::Receiver<ToolProgress>) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        (self.with_progress(tx), rx)
+    }
+
+    /// The call this context is serving, if it is serving one.
+    pub fn call_info(&self) -> Option<&CallInfo> {
+        self.call.as_ref()
+    }
+
+    /// Put a shared value at one level, in place.
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, level: Level, value: Arc<T>) {
+        let slot = &mut self.levels[level as usize];
+        Arc::make_mut(slot.get_or_insert_with(Default::default)).insert(value);
+    }
+
+    /// Use `agent`'s agent-level values as this context's (keeping this context's own call
+    /// values): how an agent places its values between the call's and the toolkit's.
+    pub(crate) fn with_agent_values_of(mut self, agent: &ToolContext) -> Self {
+        let i = Level::Agent as usize;
+        self.levels[i] = agent.levels[i].clone();
+        self
+    }
+
+    /// Type names of every value present, for error messages.
+    pub(crate) fn type_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self
+            .levels
+            .iter()
+            .flatten()
+            .flat_map(|l| l.values.iter().map(|(_, n, _)| *n))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The same context, bound to one call. Done by the toolkit before a tool runs.
+    pub(crate) fn for_call(&self, info: CallInfo, toolkit: Option<&Arc<Values>>) -> Self {
+        let mut ctx = self.clone();
+        // An empty toolkit level would only cost reference counts on every call.
+        if let Some(toolkit) = toolkit.filter(|t| !t.is_empty()) {
+            ctx.levels[Level::Toolkit as usize] = Some(toolkit.clone());
+        }
+        ctx.call = Some(info);
+        ctx
+    }
+
+    /// The progress sink, for [`ToolEmitter`].
+    pub(crate) fn progress(&self) -> Option<&mpsc::Sender<ToolProgress>> {
+        self.progress.as_ref()
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("types", &self.type_names())
+            .field("call", &self.call)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{Level, ToolContext, Values};
+
+    #[derive(Debug, PartialEq)]
+    struct Who(&'static str);
+
+    #[test]
+    fn values_are_looked_up_call_then_agent_then_toolkit() {
+        let mut toolkit = Values::default();
+        toolkit.insert(Arc::new(Who("toolkit")));
+        let toolkit = Arc::new(toolkit);
+        let info = super::CallInfo {
+            call_id: Arc::from("1"),
+            tool_name: Arc::from("t"),
+        };
+        let ctx = ToolContext::new().for_call(info.clone(), Some(&toolkit));
+        assert_eq!(*ctx.get::<Who>().unwrap(), Who("toolkit"));
+
+        let mut agent = ToolContext::new();
+        agent.insert(Level::Agent, Arc::new(Who("agent")));
+        let ctx = ToolContext::new()
+            .with_agent_values_of(&agent)
+            .for_call(info.clone(), Some(&toolkit));
+        assert_eq!(*ctx.get::<Who>().unwrap(), Who("agent"));
+
+        let ctx = ToolContext::new()
+            .with(Who("call"))
+            .with_agent_values_of(&agent)
+            .for_call(info, Some(&toolkit));
+        assert_eq!(*ctx.get::<Who>().unwrap(), Who("call"));
+    }
+}

@@ -1,0 +1,83 @@
+//! The stack itself: the built-in layers in their documented order, with or without the
+//! user's layers.
+
+use std::sync::Arc;
+
+use super::ToolInvocation;
+use super::approval::{Approval, ApprovalLayer};
+use super::guard::{PanicGuard, PanicGuardLayer};
+use super::retry::{Retry, RetryLayer};
+use super::service::ToolService;
+use super::timeout::{Timeout, TimeoutLayer};
+use super::trace::{Trace, TraceLayer};
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
+
+/// The stack's service type once boxed: what user layers wrap
+/// ([`ToolkitBuilder::layer`](crate::toolkit::ToolkitBuilder::layer)).
+pub type BoxToolService = tower::util::BoxCloneSyncService<ToolInvocation, ToolOutput, ToolError>;
+
+/// Applies one user layer to the boxed stack.
+pub(crate) type LayerFn = Arc<dyn Fn(BoxToolService) -> BoxToolService + Send + Sync>;
+
+/// The built-in layers around the tool, innermost last: a concrete type, so calling it needs
+/// no allocation.
+type CoreStack = Approval<Timeout<Retry<Timeout<PanicGuard<ToolService>>>>>;
+
+/// The layers a call needs when approval, time limits, cancellation and retries have nothing
+/// to do for it: the span and the panic guard around the tool.
+type LeanStack = Trace<PanicGuard<ToolService>>;
+
+/// The whole stack. Without user layers it stays concrete (cheap to clone, no boxed future);
+/// user layers are typed by the user, so with them the stack is boxed once below them.
+///
+/// A call for which the approval, time-limit and retry layers would only pass through — no
+/// approval required, no time limit, no retries, no cancellation token — takes the lean
+/// stack, skipping those layers: same result, none of their cost. User layers always see every
+/// call, so with them every call takes the full stack.
+#[derive(Clone)]
+pub(crate) enum Stack {
+    Core {
+        full: Trace<CoreStack>,
+        lean: LeanStack,
+    },
+    Layered(Trace<BoxToolService>),
+}
+
+impl Stack {
+    /// Run one invocation through the stack.
+    pub(crate) async fn run(&self, inv: ToolInvocation) -> Result<ToolOutput, ToolError> {
+        use tower::ServiceExt;
+        match self {
+            Stack::Core { lean, .. } if inv.passes_through_middle_layers() => {
+                lean.clone().oneshot(inv).await
+            }
+            Stack::Core { full, .. } => full.clone().oneshot(inv).await,
+            Stack::Layered(service) => service.clone().oneshot(inv).await,
+        }
+    }
+}
+
+/// Assemble the stack in the documented order.
+pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
+    use tower::{Layer, ServiceBuilder};
+    let core: CoreStack = ServiceBuilder::new()
+        .layer(ApprovalLayer)
+        .layer(TimeoutLayer::total())
+        .layer(RetryLayer)
+        .layer(TimeoutLayer::attempt())
+        .layer(PanicGuardLayer)
+        .service(ToolService);
+    if user_layers.is_empty() {
+        return Stack::Core {
+            full: TraceLayer.layer(core),
+            lean: TraceLayer.layer(PanicGuardLayer.layer(ToolService)),
+        };
+    }
+    let mut stack = BoxToolService::new(core);
+    // The first layer added is the outermost of the user's layers.
+    for layer in user_layers.iter().rev() {
+        stack = layer(stack);
+    }
+    Stack::Layered(TraceLayer.layer(stack))
+}

@@ -1,0 +1,30 @@
+//! The tool contract: what a tool is, what it declares, what the model sends it and what comes
+//! back.
+//!
+//! - A tool is an [`AgentTool`]: a [`ToolSpec`] (name, description, parameters, options) and a
+//!   `call` that runs on resolved [`ToolArgs`]. `#[tool]` and `#[tools]` implement it;
+//!   implement [`Tool`] for a typed hand-written tool, or `AgentTool` itself for a tool whose
+//!   parameters are known only at run time (an imported or remote tool).
+//! - What the model is shown is a [`ToolDefinition`]: the canonical JSON Schema of the visible
+//!   parameters, made from the spec when the tool is registered (presets leave it, hidden
+//!   parameters never enter it).
+//! - The model sends a [`ToolCall`]; the toolkit answers each with exactly one [`ToolResult`],
+//!   whose success is a [`ToolOutput`] (made from any [`IntoToolOutput`] return value).
+
+mod agent_tool;
+mod call;
+mod definition;
+mod output;
+pub(crate) mod result;
+mod spec;
+mod typed;
+
+pub use crate::args::ToolArgs;
+pub use crate::param::{ParamKind, ParamSpec};
+pub use agent_tool::{AgentTool, ToolFuture};
+pub use call::ToolCall;
+pub use definition::{ToolAnnotations, ToolDefinition};
+pub use output::{Content, IntoToolOutput, Json, ToolOutput};
+pub use result::ToolResult;
+pub use spec::{ToolOptions, ToolSpec};
+pub use typed::Tool;

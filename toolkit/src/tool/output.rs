@@ -1,0 +1,177 @@
+//! What a tool returns: [`ToolOutput`] and its [`Content`], and the return types that become one
+//! ([`IntoToolOutput`], [`Json`]).
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::error::{IntoToolError, ToolError};
+
+/// What a tool produced for the model.
+#[derive(Clone, Debug)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// A JSON document, kept as serialized text (the model reads text; MCP also gets it as
+    /// `structuredContent`).
+    Json(Box<RawValue>),
+}
+
+impl PartialEq for Content {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Content::Text(a), Content::Text(b)) => a == b,
+            (Content::Json(a), Content::Json(b)) => a.get() == b.get(),
+            _ => false,
+        }
+    }
+}
+
+/// A successful tool result: content for the model, plus metadata for the application that the
+/// model never sees.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    /// What the model sees.
+    pub content: Content,
+    /// Application-side data (for hooks, UIs, logs); never sent to the model.
+    pub metadata: Map<String, Value>,
+}
+
+impl ToolOutput {
+    /// Text output.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: Content::Text(text.into()),
+            metadata: Map::new(),
+        }
+    }
+
+    /// JSON output from any serializable value.
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
+        let raw = serde_json::value::to_raw_value(value).map_err(|e| {
+            ToolError::execution("the tool produced output that cannot be serialized as JSON")
+                .with_source(e)
+        })?;
+        Ok(ToolOutput {
+            content: Content::Json(raw),
+            metadata: Map::new(),
+        })
+    }
+
+    /// Attach an application-side metadata entry.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.metadata.insert(key.into(), value);
+        self
+    }
+
+    /// The content as the text a model reads.
+    pub fn as_text(&self) -> &str {
+        match &self.content {
+            Content::Text(t) => t,
+            Content::Json(raw) => raw.get(),
+        }
+    }
+
+    /// The structured (JSON) content, if the output is JSON.
+    pub fn structured(&self) -> Option<&RawValue> {
+        match &self.content {
+            Content::Json(raw) => Some(raw),
+            Content::Text(_) => None,
+        }
+    }
+}
+
+/// A return value a tool can produce.
+///
+/// Implemented for `String`, `&'static str`, `()`, `bool`, the integer and float types,
+/// `serde_json::Value`, [`Json<T>`], [`ToolOutput`] and `Result<T, E>` with `T: IntoToolOutput`
+/// and `E: Into<ToolError>` (every `std::error::Error` qualifies).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "not a tool output",
+    note = "return `String`, `()`, `serde_json::Value`, `Json<T>` (T: Serialize + JsonSchema), `ToolOutput`, or `Result<T, E>` of one of these with `E: std::error::Error` or `ToolError`"
+)]
+pub trait IntoToolOutput {
+    /// Convert into the model-visible output.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+
+    /// JSON Schema of the structured output, if this type declares one.
+    fn output_schema(_generator: &mut SchemaGenerator) -> Option<Value> {
+        None
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for &'static str {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for Cow<'static, str> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self.into_owned()))
+    }
+}
+
+impl IntoToolOutput for () {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(String::new()))
+    }
+}
+
+impl IntoToolOutput for Value {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        ToolOutput::json(&self)
+    }
+}
+
+macro_rules! scalar_output {
+    ($($t:ty)*) => {$(
+        impl IntoToolOutput for $t {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+                ToolOutput::json(&self)
+            }
+        }
+    )*};
+}
+scalar_output!(bool i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64);
+
+impl<T: IntoToolOutput, E: IntoToolError> IntoToolOutput for Result<T, E> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        self.map_err(IntoToolError::into_tool_error)?
+            .into_tool_output()
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Value> {
+        T::output_schema(generator)
+    }
+}
+
+/// A JSON return value that also declares its output schema (MCP `outputSchema`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        ToolOutput::json(&self.0)
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Value> {
+        Some(crate::schema::standalone_schema::<T>(generator))
+    }
+}
