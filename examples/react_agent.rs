@@ -114,6 +114,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             AgentEvent::Final(_) => println!("\n— done"),
             AgentEvent::Failed(e) => println!("\n— failed: {e}"),
+            // Events added in later versions.
+            _ => {}
         }
     }
     Ok(())

@@ -1,8 +1,6 @@
 //! `AgentInfo`: the agent reference of seeds/003 (`getAgentName(Agent agent)`) — a tool run by
 //! an agent learns the agent's name and id, the run and the iteration.
 
-use std::sync::Arc;
-
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
@@ -159,12 +157,7 @@ async fn agents_sharing_a_toolkit_each_see_their_own_information() {
 
 #[tokio::test]
 async fn the_agent_layer_wins_over_the_toolkit_context() {
-    let placeholder = AgentInfo {
-        name: Arc::from("toolkit-level"),
-        id: Arc::from("none"),
-        run_id: Arc::from("none"),
-        iteration: 0,
-    };
+    let placeholder = AgentInfo::new("toolkit-level", "none", "none", 0);
     let kit = Toolkit::builder()
         .register(WhoAmI)
         .context(placeholder)

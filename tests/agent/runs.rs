@@ -119,9 +119,7 @@ async fn the_same_run_as_a_stream_reports_every_step_in_order() {
             )),
             AgentEvent::Final(_) => Some("final".into()),
             AgentEvent::Failed(e) => Some(format!("failed {e}")),
-            AgentEvent::TextDelta(_)
-            | AgentEvent::ToolProgress(_)
-            | AgentEvent::ApprovalRequested(..) => None,
+            _ => None,
         })
         .collect();
     assert_eq!(

@@ -58,6 +58,7 @@ pub enum JobStatus {
 
 /// What the ledger knows about one background job.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct JobRecord {
     /// The job's id.
     pub id: JobId,

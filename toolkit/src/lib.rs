@@ -1,4 +1,70 @@
-#![doc = include_str!("../../README.md")]
+//! Turn ordinary Rust functions into LLM agent tools.
+//!
+//! Put [`#[tool]`](macro@tool) on an `async fn` (or a plain `fn`) and it becomes a tool with a
+//! JSON Schema the model sees, built from the signature and doc comments. Parameters the model
+//! must not see — *presets* bound at registration and *context* values injected by type —
+//! stay out of the schema and are filled at call time. A [`Toolkit`] holds the tools, switches
+//! tool groups at runtime, applies one precedence rule for where each argument comes from, and
+//! answers every model call with exactly one [`ToolResult`].
+//!
+//! ```
+//! use agent_toolkit::prelude::*;
+//!
+//! /// Get the weather forecast for a city.
+//! #[tool(read_only)]
+//! async fn get_weather(
+//!     /// City name, e.g. "Paris".
+//!     city: String,
+//!     #[arg(default = 1)] days: u32,
+//!     #[preset] api_key: String, // hidden: bound at registration
+//! ) -> String {
+//!     format!("{days} day(s) of sun in {city} (key {}…)", &api_key[..3])
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let toolkit = Toolkit::builder().register(GetWeather).preset("api_key", "sk-secret").build()?;
+//! let call = ToolCall::new("call_1", "get_weather", r#"{"city": "Paris"}"#);
+//! let result = toolkit.call(call, &ToolContext::new()).await;
+//! assert_eq!(result.model_text(), "1 day(s) of sun in Paris (key sk-…)");
+//! # Ok::<(), agent_toolkit::BuildError>(()) }).unwrap();
+//! ```
+//!
+//! # The life of a call, and where each step lives
+//!
+//! 1. **Declaration** — `#[tool]` (or a hand-written [`Tool`] / [`AgentTool`]) declares a
+//!    [`tool::ToolSpec`]: name, description, [`tool::ParamSpec`]s (visible, preset or context),
+//!    [`tool::ToolOptions`]. The schema of each parameter comes from `schemars` ([`schema`]).
+//! 2. **Registration** — [`toolkit::ToolkitBuilder`] binds presets and defaults, puts tools in
+//!    groups, and compiles each registration once: the argument plan and the
+//!    [`ToolDefinition`] the model is shown (the canonical JSON Schema of the visible
+//!    parameters). [`toolkit::DynamicTools`] sets (MCP imports, remote A2A tools) compile the
+//!    same way when they change.
+//! 3. **Presentation** — [`Toolkit::definitions`] (or [`Toolkit::definitions_for`] a
+//!    [`Dialect`]: OpenAI strict and non-strict, Anthropic, Gemini, MCP) gives the active tools,
+//!    in the form a provider accepts, with tool names mapped both ways.
+//! 4. **Dispatch** — a model's [`ToolCall`] is looked up, checked against the active groups,
+//!    and its arguments resolved by the one precedence rule (model → presets → context by type,
+//!    call > agent > toolkit → defaults → error), the hidden ones refused if the model sent
+//!    them ([`toolkit::HiddenArgs`]). Context values come from [`ToolContext`] through
+//!    [`FromToolContext`] extractors ([`Ctx`], [`ToolEmitter`], [`CallInfo`], [`AgentInfo`],
+//!    [`CancellationToken`]; the [`context`] module).
+//! 5. **Execution** — the call runs through a stack of tower services ([`exec`]): tracing,
+//!    your layers, approval, the whole-call limit, retries ([`RetryPolicy`]), the per-attempt
+//!    limit, a panic guard, the tool. [`Toolkit::call_all`] runs one model turn's calls
+//!    concurrently, in call order; `background` tools answer at once and report later
+//!    ([`background`]).
+//! 6. **Result** — exactly one [`ToolResult`] per call: a [`ToolOutput`] for the model (text or
+//!    JSON, plus metadata it never sees), or a [`ToolError`] with a kind
+//!    ([`error::ToolErrorKind`]) and a message the model can act on.
+//!
+//! Around it: a [`ReActAgent`] runs a [`ChatModel`] ([`model`]: OpenAI-compatible and Anthropic
+//! providers, a text tool-call parser) and a toolkit in a loop ([`agent`]), streaming
+//! [`AgentEvent`]s; [`testing`] has a scripted model for tests and examples; `a2a` and `mcp`
+//! (cargo features) carry tools to and from other agents.
+//!
+//! The [`prelude`] holds what a tool author needs; everything else is reached through its
+//! module.
+
 #![deny(missing_docs)]
 
 #[cfg(feature = "a2a")]
@@ -20,7 +86,6 @@ pub mod testing;
 pub mod tool;
 pub mod toolkit;
 mod util;
-mod validate;
 
 /// Turn a function into an agent tool.
 ///
@@ -110,10 +175,15 @@ pub use schema::Dialect;
 pub use tool::{AgentTool, Json, Tool, ToolCall, ToolDefinition, ToolOutput, ToolResult};
 pub use toolkit::Toolkit;
 
-/// Re-exported so users need not depend on schemars/serde versions of their own to derive
-/// parameter types (`#[derive(JsonSchema)]` still needs `schemars` in scope).
+/// The `schemars` this crate builds parameter schemas with: derive `JsonSchema` with it
+/// (`#[schemars(crate = "agent_toolkit::schemars")]`) if you do not depend on `schemars`
+/// yourself, so the versions always match.
 pub use schemars;
-pub use serde_json;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 /// Everything a tool author needs: `use agent_toolkit::prelude::*;`.
 pub mod prelude {

@@ -11,6 +11,7 @@ use crate::tool::{ToolCall, ToolResult};
 
 /// One step of a run, in the order it happens.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum AgentEvent {
     /// A model turn begins (1-based).
     Iteration(usize),

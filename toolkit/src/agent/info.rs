@@ -24,6 +24,7 @@ use crate::context::{ContextRejection, FromToolContext, ToolContext};
 /// }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AgentInfo {
     /// The agent's name ([`ReActAgentBuilder::name`](crate::agent::ReActAgentBuilder::name); `"agent"`
     /// by default). Several agents may share a name.
@@ -35,6 +36,24 @@ pub struct AgentInfo {
     pub run_id: Arc<str>,
     /// The model turn of the run whose calls are running (1-based).
     pub iteration: usize,
+}
+
+impl AgentInfo {
+    /// An agent reference made by hand: to test a tool that takes `AgentInfo` by putting one
+    /// in the call's context (`ToolContext::new().with(AgentInfo::new(..))`).
+    pub fn new(
+        name: impl Into<Arc<str>>,
+        id: impl Into<Arc<str>>,
+        run_id: impl Into<Arc<str>>,
+        iteration: usize,
+    ) -> Self {
+        AgentInfo {
+            name: name.into(),
+            id: id.into(),
+            run_id: run_id.into(),
+            iteration,
+        }
+    }
 }
 
 impl FromToolContext for AgentInfo {

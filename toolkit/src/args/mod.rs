@@ -20,6 +20,7 @@
 mod fast;
 mod policy;
 mod resolve;
+pub(crate) mod schema;
 
 use std::fmt;
 use std::sync::Arc;
@@ -34,7 +35,7 @@ pub(crate) use resolve::{combine, resolve};
 use crate::context::{FromToolContext, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::param::{self, PlannedParam};
-use crate::validate::ArgSchema;
+use schema::{ArgSchema, Needs};
 
 /// The parameters of one registration, in declaration order.
 #[derive(Clone, Debug)]
@@ -46,8 +47,28 @@ pub(crate) struct ParamPlan {
     /// The tool parses its own arguments (see [`ToolSpec::self_parsing`](crate::tool::ToolSpec)).
     pub(crate) self_parsing: bool,
     /// The compiled input schema, for tools that do not parse their own arguments (see
-    /// `crate::validate`); `None` when nothing needs checking.
+    /// [`schema`]); `None` when nothing needs checking.
     pub(crate) schema: Option<Arc<ArgSchema>>,
+}
+
+impl ParamPlan {
+    /// Which schema check the tool's arguments need: none when it parses its own arguments
+    /// or every visible parameter has a type check.
+    pub(crate) fn needs(&self) -> Needs {
+        if self.self_parsing {
+            Needs::Nothing
+        } else if self.dynamic {
+            Needs::Whole
+        } else if self
+            .params
+            .iter()
+            .any(|p| p.kind.is_json() && !p.hidden && p.check.is_none())
+        {
+            Needs::Params
+        } else {
+            Needs::Nothing
+        }
+    }
 }
 
 /// Resolved slots exist only on the thorough path, so they live on the heap.

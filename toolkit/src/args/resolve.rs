@@ -9,11 +9,11 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::schema as validate;
 use super::{ArgPolicy, HiddenArgs, ParamPlan, Slot, Slots, ToolArgs, UnknownArgs};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::param::ParamKind;
-use crate::validate;
 
 pub(crate) fn combine(tool: &str, problems: Vec<String>, kind: ToolErrorKind) -> ToolError {
     ToolError::new(

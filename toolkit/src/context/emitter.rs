@@ -9,6 +9,7 @@ use super::{CallInfo, ContextRejection, FromToolContext, ToolContext};
 
 /// One progress event from a running tool.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolProgress {
     /// The call that reported it.
     pub call_id: Arc<str>,
@@ -20,6 +21,7 @@ pub struct ToolProgress {
 
 /// What a tool reported through its [`ToolEmitter`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ProgressEvent {
     /// `done` of `total` units (total unknown when `None`), with a message.
     Progress {

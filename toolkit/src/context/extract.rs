@@ -9,6 +9,7 @@ use super::{CancellationToken, ToolContext};
 
 /// Why a `#[ctx]` parameter could not be filled.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ContextRejection {
     /// What was missing, e.g. the type name.
     pub missing: String,
@@ -17,6 +18,14 @@ pub struct ContextRejection {
 }
 
 impl ContextRejection {
+    /// A rejection saying what is `missing` and how to fix it (`hint`, for the operator).
+    pub fn new(missing: impl Into<String>, hint: impl Into<String>) -> Self {
+        ContextRejection {
+            missing: missing.into(),
+            hint: hint.into(),
+        }
+    }
+
     /// A rejection for a missing value of type `T`.
     pub fn missing<T: ?Sized>() -> Self {
         ContextRejection {
@@ -106,6 +115,7 @@ impl FromToolContext for CancellationToken {
 
 /// Which call a tool is serving.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CallInfo {
     /// The call id the model gave.
     pub call_id: Arc<str>,

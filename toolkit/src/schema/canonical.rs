@@ -10,8 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::integers;
-use crate::param::PlannedParam;
-use crate::tool::{ParamKind, ToolSpec};
+use crate::param::{ParamKind, ParamSpec, PlannedParam};
 
 /// The generator `#[tool]` uses for parameter schemas: draft 2020-12, `$defs` for shared types,
 /// and every integer type's range stated as `minimum`/`maximum` (schemars gives most of them
@@ -46,14 +45,21 @@ pub fn standalone_schema<T: JsonSchema + ?Sized>(_generator: &mut SchemaGenerato
     value
 }
 
-/// Assemble the canonical input schema of one registration.
-pub(crate) fn input_schema(spec: &ToolSpec, planned: &[PlannedParam]) -> Value {
-    if let Some(schema) = &spec.input_schema {
+/// Assemble the canonical input schema of one registration: `whole` when the tool declares
+/// its input schema whole, else the object of its visible `params` (as `planned` for this
+/// registration) with the `defs` they reference.
+pub(crate) fn input_schema(
+    whole: Option<&Value>,
+    params: &[ParamSpec],
+    defs: &Map<String, Value>,
+    planned: &[PlannedParam],
+) -> Value {
+    if let Some(schema) = whole {
         return schema.clone();
     }
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for (decl, plan) in spec.params.iter().zip(planned) {
+    for (decl, plan) in params.iter().zip(planned) {
         if plan.hidden || !decl.kind.is_json() {
             continue;
         }
@@ -80,7 +86,7 @@ pub(crate) fn input_schema(spec: &ToolSpec, planned: &[PlannedParam]) -> Value {
         root.insert("required".into(), Value::Array(required));
     }
     root.insert("additionalProperties".into(), Value::Bool(false));
-    let defs = referenced_defs(&root, &spec.defs);
+    let defs = referenced_defs(&root, defs);
     if !defs.is_empty() {
         root.insert("$defs".into(), Value::Object(defs));
     }

@@ -33,6 +33,7 @@ impl PartialEq for Content {
 /// A successful tool result: content for the model, plus metadata for the application that the
 /// model never sees.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// What the model sees.
     pub content: Content,

@@ -11,12 +11,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::args::ParamPlan;
+use crate::args::schema as validate;
 use crate::error::ConfigError;
 use crate::exec::{ExecSettings, RetryPolicy};
 use crate::param::{ParamKind, PlannedParam};
 use crate::schema::{Dialect, canonical};
 use crate::tool::{AgentTool, ToolDefinition, ToolOptions, ToolSpec};
-use crate::validate;
 
 /// One tool, ready to be called: registered at build time or held by a dynamic set.
 pub(crate) struct Entry {
@@ -57,7 +57,7 @@ pub(super) fn compile(
     let mut plan = plan_params(name, &spec, bindings, errors);
     let definition = definition_of(name, &spec, &plan);
     plan.schema = match origin {
-        Origin::Registered => match validate::compile(&plan, definition.parameters()) {
+        Origin::Registered => match validate::compile(plan.needs(), definition.parameters()) {
             Some(Ok(schema)) => Some(Arc::new(schema)),
             Some(Err(reason)) => {
                 errors.push(ConfigError::InvalidInputSchema {
@@ -68,7 +68,9 @@ pub(super) fn compile(
             }
             None => None,
         },
-        Origin::Dynamic => validate::compile_dynamic(&plan, definition.parameters()).map(Arc::new),
+        Origin::Dynamic => {
+            validate::compile_dynamic(name, plan.needs(), definition.parameters()).map(Arc::new)
+        }
     };
     Entry {
         tool,
@@ -154,7 +156,12 @@ fn definition_of(name: &str, spec: &ToolSpec, plan: &ParamPlan) -> ToolDefinitio
     let definition = ToolDefinition::new(
         name,
         spec.description.to_string(),
-        canonical::input_schema(spec, &plan.params),
+        canonical::input_schema(
+            spec.input_schema.as_ref(),
+            &spec.params,
+            &spec.defs,
+            &plan.params,
+        ),
     )
     .with_annotations(spec.options.annotations.clone());
     match &spec.output_schema {

@@ -37,6 +37,7 @@ use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult}
 
 /// A declared tool group.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GroupInfo {
     /// The group's name.
     pub name: String,

@@ -237,6 +237,8 @@ fn show(progress: &mut Progress, event: ProgressEvent) {
             message,
         } => progress.update(done, total, &message),
         ProgressEvent::Chunk(text) => progress.update_chunk(&text),
+        // Kinds of progress added later are not shown.
+        _ => {}
     }
 }
 

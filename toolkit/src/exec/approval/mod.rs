@@ -27,6 +27,7 @@ use crate::tool::ToolOutput;
 
 /// What an [`ApprovalHook`] is asked to decide.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ApprovalRequest {
     /// The call's id; a decision applies to this call only.
     pub call_id: Arc<str>,

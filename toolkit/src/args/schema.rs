@@ -38,6 +38,17 @@ pub(crate) use enabled::{ArgSchema, check, compile, compile_dynamic};
 #[cfg(not(feature = "validate"))]
 pub(crate) use disabled::{ArgSchema, check, compile, compile_dynamic};
 
+/// Which check a tool's arguments need against its schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Needs {
+    /// None: the tool parses its own arguments, or every visible parameter has a type check.
+    Nothing,
+    /// The whole argument object (a tool with a whole input schema).
+    Whole,
+    /// The values of the parameters without a type check.
+    Params,
+}
+
 /// What [`check`] needs to know about one call.
 // Without the feature nothing reads it; the resolver still builds it, which keeps one code path.
 #[cfg_attr(not(feature = "validate"), allow(dead_code))]
@@ -58,8 +69,7 @@ mod enabled {
     use jsonschema::{ValidationError, Validator};
     use serde_json::{Map, Value};
 
-    use super::Target;
-    use crate::args::ParamPlan;
+    use super::{Needs, Target};
     use crate::error::ToolError;
 
     /// Most problems listed in one error; the rest are counted. A model that sends thousands
@@ -92,25 +102,16 @@ mod enabled {
         }
     }
 
-    /// Compile `parameters` for `plan`: `None` when the tool needs no check (it parses its own
-    /// arguments, or every visible parameter has a type check), `Err` with the reason when the
-    /// schema does not compile.
-    pub(crate) fn compile(
-        plan: &ParamPlan,
-        parameters: &Value,
-    ) -> Option<Result<ArgSchema, String>> {
-        if plan.self_parsing {
-            return None;
-        }
-        let unchecked = plan
-            .params
-            .iter()
-            .any(|p| p.kind.is_json() && !p.hidden && p.check.is_none());
-        if !plan.dynamic && !unchecked {
-            return None;
-        }
+    /// Compile `parameters` for a tool that needs the check ([`Needs`]): `None` when it needs
+    /// none, `Err` with the reason when the schema does not compile.
+    pub(crate) fn compile(needs: Needs, parameters: &Value) -> Option<Result<ArgSchema, String>> {
+        let whole = match needs {
+            Needs::Nothing => return None,
+            Needs::Whole => true,
+            Needs::Params => false,
+        };
         Some(match jsonschema::validator_for(parameters) {
-            Ok(v) if plan.dynamic => Ok(ArgSchema::Whole(v)),
+            Ok(v) if whole => Ok(ArgSchema::Whole(v)),
             Ok(v) => Ok(ArgSchema::Params(v)),
             Err(e) => Err(e.to_string()),
         })
@@ -119,12 +120,16 @@ mod enabled {
     /// [`compile`] for a tool of a dynamic set, which comes from a peer at run time: a schema
     /// that does not compile is logged, and the tool kept with a schema that fails each of its
     /// calls, so the rest of the set stays usable and this tool never runs unchecked.
-    pub(crate) fn compile_dynamic(plan: &ParamPlan, parameters: &Value) -> Option<ArgSchema> {
-        match compile(plan, parameters)? {
+    pub(crate) fn compile_dynamic(
+        tool: &str,
+        needs: Needs,
+        parameters: &Value,
+    ) -> Option<ArgSchema> {
+        match compile(needs, parameters)? {
             Ok(schema) => Some(schema),
             Err(reason) => {
                 tracing::warn!(
-                    tool = &*plan.tool,
+                    tool,
                     error = %reason,
                     "the input schema of a dynamic tool does not compile; its calls will fail"
                 );
@@ -519,8 +524,7 @@ mod enabled {
 mod disabled {
     use serde_json::Value;
 
-    use super::Target;
-    use crate::args::ParamPlan;
+    use super::{Needs, Target};
     use crate::error::ToolError;
 
     /// Without the `validate` feature there is nothing to compile.
@@ -528,12 +532,12 @@ mod disabled {
     pub(crate) enum ArgSchema {}
 
     /// Without the `validate` feature no tool is checked.
-    pub(crate) fn compile(_: &ParamPlan, _: &Value) -> Option<Result<ArgSchema, String>> {
+    pub(crate) fn compile(_: Needs, _: &Value) -> Option<Result<ArgSchema, String>> {
         None
     }
 
     /// Without the `validate` feature no tool is checked.
-    pub(crate) fn compile_dynamic(_: &ParamPlan, _: &Value) -> Option<ArgSchema> {
+    pub(crate) fn compile_dynamic(_: &str, _: Needs, _: &Value) -> Option<ArgSchema> {
         None
     }
 
