@@ -175,11 +175,6 @@ pub use schema::Dialect;
 pub use tool::{AgentTool, Json, Tool, ToolCall, ToolDefinition, ToolOutput, ToolResult};
 pub use toolkit::Toolkit;
 
-/// The `schemars` this crate builds parameter schemas with: derive `JsonSchema` with it
-/// (`#[schemars(crate = "agent_toolkit::schemars")]`) if you do not depend on `schemars`
-/// yourself, so the versions always match.
-pub use schemars;
-
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
