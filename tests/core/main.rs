@@ -12,6 +12,7 @@ mod precedence;
 mod results;
 mod schemas;
 mod toolkit;
+mod typed;
 mod validation;
 
 use agent_toolkit::prelude::*;

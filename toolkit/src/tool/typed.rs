@@ -105,13 +105,21 @@ impl<T: Tool> AgentTool for T {
     }
 
     fn call(&self, args: ToolArgs) -> ToolFuture {
-        let parsed = param::deserialize::<T::Args>(args.raw()).map_err(|mismatch| {
-            ToolError::invalid_arguments(format!(
-                "invalid arguments for tool `{}`: {}",
-                T::NAME,
-                mismatch.describe_whole()
-            ))
-        });
+        // serde would also read a struct from a JSON array; tool arguments are an object.
+        let parsed = if !args.raw().trim_start().starts_with('{') {
+            Err(ToolError::invalid_arguments(format!(
+                "the arguments for tool `{}` must be a JSON object of named arguments",
+                T::NAME
+            )))
+        } else {
+            param::deserialize::<T::Args>(args.raw()).map_err(|mismatch| {
+                ToolError::invalid_arguments(format!(
+                    "invalid arguments for tool `{}`: {}",
+                    T::NAME,
+                    mismatch.describe_whole()
+                ))
+            })
+        };
         let ctx = args.context().clone();
         let tool = self.clone();
         Box::pin(async move {
