@@ -26,12 +26,9 @@ fn tools() -> Vec<ToolDefinition> {
 }
 
 fn request(messages: Vec<Message>) -> ChatRequest {
-    ChatRequest {
-        messages,
-        tools: tools(),
-        parallel_tool_calls: true,
-        ..ChatRequest::default()
-    }
+    ChatRequest::new(messages)
+        .with_tools(tools())
+        .with_parallel_tool_calls(true)
 }
 
 fn ask(question: &str) -> ChatRequest {
@@ -42,13 +39,10 @@ fn ask(question: &str) -> ChatRequest {
 }
 
 fn tool_message(id: &str, name: &str, content: &str, is_error: bool) -> Message {
-    Message {
-        role: Role::Tool,
-        content: content.into(),
-        tool_calls: Vec::new(),
-        tool_call_id: Some(id.into()),
-        name: Some(name.into()),
-        is_error,
+    if is_error {
+        Message::tool_error(id, name, content)
+    } else {
+        Message::tool(id, name, content)
     }
 }
 
@@ -281,10 +275,7 @@ async fn xml_history_and_required_choice() {
     );
     let model = TextToolCalls::new(inner.clone()).format(TextCallFormat::Xml);
     let response = model
-        .chat(ChatRequest {
-            tool_choice: ToolChoice::Required,
-            ..request(history)
-        })
+        .chat(request(history).with_tool_choice(ToolChoice::Required))
         .await
         .unwrap();
     assert_eq!(
@@ -317,10 +308,7 @@ async fn tool_choice_none_lists_no_tools_and_refuses_calls() {
         );
     let model = TextToolCalls::new(inner);
     let response = model
-        .chat(ChatRequest {
-            tool_choice: ToolChoice::None,
-            ..ask("Search?")
-        })
+        .chat(ask("Search?").with_tool_choice(ToolChoice::None))
         .await
         .unwrap();
     assert_eq!(response.message.content, "I cannot search now.");
@@ -341,10 +329,7 @@ async fn without_tools_the_reply_is_not_parsed() {
     );
     let model = TextToolCalls::new(inner);
     let response = model
-        .chat(ChatRequest {
-            messages: vec![Message::user("Show me.")],
-            ..ChatRequest::default()
-        })
+        .chat(ChatRequest::new(vec![Message::user("Show me.")]))
         .await
         .unwrap();
     assert_eq!(response.message.content, text);
@@ -452,11 +437,8 @@ async fn xml_elements_are_typed_by_the_tool_schema() {
          <tags>a</tags><tags>10</tags></parameters></tool_call>",
     )]);
     let model = TextToolCalls::new(inner).format(TextCallFormat::Xml);
-    let request = ChatRequest {
-        messages: vec![Message::user("Repeat 007 twice.")],
-        tools: kit.definitions(),
-        ..ChatRequest::default()
-    };
+    let request =
+        ChatRequest::new(vec![Message::user("Repeat 007 twice.")]).with_tools(kit.definitions());
     let response = model.chat(request).await.unwrap();
     let call = response.message.tool_calls[0].clone();
     assert_eq!(

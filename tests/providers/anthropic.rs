@@ -24,10 +24,7 @@ fn model(server: &Server) -> AnthropicMessages {
 }
 
 fn user(text: &str) -> ChatRequest {
-    ChatRequest {
-        messages: vec![Message::user(text)],
-        ..ChatRequest::default()
-    }
+    ChatRequest::new(vec![Message::user(text)])
 }
 
 #[tokio::test]
@@ -46,13 +43,7 @@ async fn plain_text_reply() {
     let response = model.chat(user("Hi")).await.expect("chat");
     assert_eq!(response.message.content, "Hello there.");
     assert_eq!(response.finish_reason, FinishReason::Stop);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 12,
-            output_tokens: 4
-        }
-    );
+    assert_eq!(response.usage, Usage::new(12, 4));
 
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/messages");
@@ -80,11 +71,9 @@ async fn two_parallel_tool_uses_become_calls() {
         "usage": {"input_tokens": 300, "output_tokens": 60},
     }))])
     .await;
-    let request = ChatRequest {
-        tools: tools(),
-        parallel_tool_calls: true,
-        ..user("Weather in Paris?")
-    };
+    let request = user("Weather in Paris?")
+        .with_tools(tools())
+        .with_parallel_tool_calls(true);
     let response = model(&server).chat(request).await.expect("chat");
     assert_eq!(response.message.content, "I'll check the weather.");
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
@@ -172,12 +161,10 @@ async fn tool_choice_forms() {
     let server = Server::start(cases.iter().map(|_| reply())).await;
     let model = model(&server);
     for (choice, parallel, _) in &cases {
-        let request = ChatRequest {
-            tools: tools(),
-            tool_choice: choice.clone(),
-            parallel_tool_calls: *parallel,
-            ..user("hi")
-        };
+        let request = user("hi")
+            .with_tools(tools())
+            .with_tool_choice(choice.clone())
+            .with_parallel_tool_calls(*parallel);
         model.chat(request).await.expect("chat");
     }
     let sent: Vec<Value> = server
@@ -238,11 +225,9 @@ async fn streamed_tool_uses_are_assembled_from_partial_json() {
         5,
     )])
     .await;
-    let request = ChatRequest {
-        tools: tools(),
-        parallel_tool_calls: true,
-        ..user("Weather in Bogotá, and read a file")
-    };
+    let request = user("Weather in Bogotá, and read a file")
+        .with_tools(tools())
+        .with_parallel_tool_calls(true);
     let model = model(&server);
     let (events, error) = collect(model.chat_stream(request)).await;
     assert_eq!(error, None);
@@ -267,13 +252,7 @@ async fn streamed_tool_uses_are_assembled_from_partial_json() {
     assert_eq!(events.len(), 5);
     assert_eq!(response.message.content, "Okay, checking Bogotá…");
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 472,
-            output_tokens: 89
-        }
-    );
+    assert_eq!(response.usage, Usage::new(472, 89));
     assert_eq!(
         response.message.tool_calls,
         vec![

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use agent_toolkit::{
-    ChatModel,
+    ChatModel, RetryPolicy,
     model::{AnthropicMessages, ChatEvent, ChatRequest, Message, ModelError, OpenAiChat},
 };
 use serde_json::json;
@@ -15,16 +15,18 @@ fn openai(url: &str) -> OpenAiChat {
     OpenAiChat::builder()
         .base_url(url)
         .model("gpt-test")
-        .retry_delay(Duration::from_millis(10))
+        .retry(fast_retries())
         .build()
         .expect("build")
 }
 
+/// The providers' default of 2 retries, with short waits.
+fn fast_retries() -> RetryPolicy {
+    RetryPolicy::exponential(2, Duration::from_millis(10), 2.0)
+}
+
 fn hi() -> ChatRequest {
-    ChatRequest {
-        messages: vec![Message::user("hi")],
-        ..ChatRequest::default()
-    }
+    ChatRequest::new(vec![Message::user("hi")])
 }
 
 fn ok() -> Reply {
@@ -69,7 +71,7 @@ async fn rate_limit_without_retries_left_is_reported_with_its_wait() {
     let model = OpenAiChat::builder()
         .base_url(&server.url)
         .model("gpt-test")
-        .max_retries(0)
+        .retry(RetryPolicy::none())
         .build()
         .expect("build");
     let error = model.chat(hi()).await.expect_err("rate limited");
@@ -181,7 +183,7 @@ async fn connection_refused_is_a_transport_error() {
     let claude = AnthropicMessages::builder()
         .base_url(&url)
         .model("claude-test")
-        .max_retries(0)
+        .retry(RetryPolicy::none())
         .build()
         .expect("build");
     let (events, error) = collect(claude.chat_stream(hi())).await;
@@ -224,7 +226,7 @@ async fn anthropic_rate_limit_is_retried() {
     let claude = AnthropicMessages::builder()
         .base_url(&server.url)
         .model("claude-test")
-        .retry_delay(Duration::from_millis(10))
+        .retry(fast_retries())
         .build()
         .expect("build");
     let response = claude.chat(hi()).await.expect("retried twice");

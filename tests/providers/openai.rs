@@ -36,10 +36,7 @@ fn completion(message: Value, finish_reason: &str) -> Value {
 }
 
 fn user(text: &str) -> ChatRequest {
-    ChatRequest {
-        messages: vec![Message::user(text)],
-        ..ChatRequest::default()
-    }
+    ChatRequest::new(vec![Message::user(text)])
 }
 
 #[tokio::test]
@@ -57,13 +54,7 @@ async fn plain_text_reply() {
     assert_eq!(response.message.content, "Hello there.");
     assert!(response.message.tool_calls.is_empty());
     assert_eq!(response.finish_reason, FinishReason::Stop);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 31,
-            output_tokens: 7
-        }
-    );
+    assert_eq!(response.usage, Usage::new(31, 7));
 
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
@@ -92,11 +83,9 @@ async fn two_parallel_tool_calls_are_assembled_with_original_names() {
         "tool_calls",
     ))])
     .await;
-    let request = ChatRequest {
-        tools: tools(),
-        parallel_tool_calls: true,
-        ..user("Weather in Paris, and read the hosts file")
-    };
+    let request = user("Weather in Paris, and read the hosts file")
+        .with_tools(tools())
+        .with_parallel_tool_calls(true);
     let response = model(&server).chat(request).await.expect("chat");
     assert_eq!(response.message.content, "");
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
@@ -252,12 +241,10 @@ async fn strict_mode_sends_strict_tools() {
         .build()
         .expect("build");
     assert_eq!(model.dialect(), Dialect::OpenAiStrict);
-    let request = ChatRequest {
-        tools: tools(),
-        tool_choice: ToolChoice::Required,
-        parallel_tool_calls: true,
-        ..user("hi")
-    };
+    let request = user("hi")
+        .with_tools(tools())
+        .with_tool_choice(ToolChoice::Required)
+        .with_parallel_tool_calls(true);
     model.chat(request).await.expect("chat");
     let request = &server.requests()[0];
     assert_eq!(request.path, "/chat/completions");
@@ -316,20 +303,11 @@ async fn a_response_written_by_async_openai_is_understood() {
         serde_json::to_value(&typed).expect("serialize"),
     )])
     .await;
-    let request = ChatRequest {
-        tools: tools(),
-        ..user("Weather in Paris and Bogotá?")
-    };
+    let request = user("Weather in Paris and Bogotá?").with_tools(tools());
     let response = model(&server).chat(request).await.expect("chat");
     assert_eq!(response.message.content, "Checking both cities.");
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 82,
-            output_tokens: 45
-        }
-    );
+    assert_eq!(response.usage, Usage::new(82, 45));
     assert_eq!(
         response.message.tool_calls,
         vec![
@@ -403,11 +381,9 @@ async fn streamed_tool_calls_are_assembled_from_fragments() {
     ));
     // 7-byte pieces: lines, JSON and the two-byte `á` are cut across reads.
     let server = Server::start([Reply::sse(&openai_sse(&chunks), 7)]).await;
-    let request = ChatRequest {
-        tools: tools(),
-        parallel_tool_calls: true,
-        ..user("Weather in Paris, and read a file")
-    };
+    let request = user("Weather in Paris, and read a file")
+        .with_tools(tools())
+        .with_parallel_tool_calls(true);
     let model = model(&server);
     let (events, error) = collect(model.chat_stream(request)).await;
     assert_eq!(error, None);
@@ -436,13 +412,7 @@ async fn streamed_tool_calls_are_assembled_from_fragments() {
     };
     assert_eq!(response.message.content, "Checking Bogotá…");
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 50,
-            output_tokens: 20
-        }
-    );
+    assert_eq!(response.usage, Usage::new(50, 20));
     assert_eq!(
         response.message.tool_calls,
         vec![
@@ -503,10 +473,7 @@ async fn strict_mode_nulls_for_omitted_nested_fields_are_removed() {
             .strict(strict)
             .build()
             .expect("build");
-        let request = ChatRequest {
-            tools: vec![search.clone()],
-            ..user("find rust")
-        };
+        let request = user("find rust").with_tools(vec![search.clone()]);
         let response = model.chat(request).await.expect("chat");
         let arguments = &response.message.tool_calls[0].arguments;
         if strict {

@@ -248,22 +248,21 @@ pub fn conversation() -> ChatRequest {
         Err(ToolError::execution("no such file")),
         1,
     );
-    ChatRequest {
-        messages: vec![
-            Message::system("Be brief."),
-            Message::user("Weather in Paris? And read /nope."),
-            Message::assistant("", calls),
-            Message::tool_result(&ok),
-            Message::tool_result(&failed),
-            Message::user("Thanks. Anything else?"),
-        ],
-        tools: tools(),
-        tool_choice: ToolChoice::Specific("fs.read".into()),
-        parallel_tool_calls: false,
-        options: GenerationOptions {
-            temperature: Some(0.2),
-            max_tokens: Some(200),
-            stop: vec!["END".into()],
-        },
-    }
+    ChatRequest::new(vec![
+        Message::system("Be brief."),
+        Message::user("Weather in Paris? And read /nope."),
+        Message::assistant("", calls),
+        Message::tool_result(&ok),
+        Message::tool_result(&failed),
+        Message::user("Thanks. Anything else?"),
+    ])
+    .with_tools(tools())
+    .with_tool_choice(ToolChoice::Specific("fs.read".into()))
+    .with_parallel_tool_calls(false)
+    .with_options(
+        GenerationOptions::new()
+            .with_temperature(0.2)
+            .with_max_tokens(200)
+            .with_stop(["END"]),
+    )
 }

@@ -125,20 +125,12 @@ impl ReActAgent {
             .pending
             .iter()
             .map(|call| match by_id.get(&*call.id) {
-                Some(m) => Message {
-                    name: m.name.clone().or_else(|| Some(call.name.clone())),
-                    ..(*m).clone()
-                },
-                None => Message {
-                    tool_call_id: Some(call.id.clone()),
-                    name: Some(call.name.clone()),
-                    is_error: true,
-                    ..Message::user(NO_RESULT)
-                },
-            })
-            .map(|mut m| {
-                m.role = Role::Tool;
-                m
+                Some(m) => {
+                    let mut answer = (*m).clone();
+                    answer.name = answer.name.or_else(|| Some(call.name.clone()));
+                    answer
+                }
+                None => Message::tool_error(call.id.clone(), call.name.clone(), NO_RESULT),
             })
             .collect();
         let Some(Suspended {
@@ -177,18 +169,12 @@ impl ReActAgent {
             .collect();
         for call in suspended.pending {
             let answer = match received.remove(&call.id) {
-                Some(m) => Message {
-                    role: Role::Tool,
-                    name: m.name.clone().or_else(|| Some(call.name.clone())),
-                    ..m
-                },
-                None => Message {
-                    tool_call_id: Some(call.id.clone()),
-                    name: Some(call.name.clone()),
-                    is_error: true,
-                    role: Role::Tool,
-                    ..Message::user(NO_RESULT)
-                },
+                Some(mut m) => {
+                    m.role = Role::Tool;
+                    m.name = m.name.or_else(|| Some(call.name.clone()));
+                    m
+                }
+                None => Message::tool_error(call.id.clone(), call.name.clone(), NO_RESULT),
             };
             self.memory.push(answer);
         }
@@ -196,7 +182,9 @@ impl ReActAgent {
 
     /// Undo a run that was stopped midway (its future dropped): forget what it added after the
     /// first `memory_len` messages, and answer any call left without a result with an error
-    /// result, so the conversation stays valid for the next run.
+    /// result, so the conversation stays valid for the next run. Only the A2A server stops
+    /// runs this way.
+    #[cfg(feature = "a2a")]
     pub(crate) fn interrupt(&mut self, memory_len: usize) {
         self.suspended = None;
         self.memory.truncate(memory_len);
@@ -218,13 +206,11 @@ impl ReActAgent {
             .cloned()
             .collect();
         for call in unanswered {
-            self.memory.push(Message {
-                tool_call_id: Some(call.id.clone()),
-                name: Some(call.name.clone()),
-                is_error: true,
-                role: Role::Tool,
-                ..Message::user("Error: the call was cancelled")
-            });
+            self.memory.push(Message::tool_error(
+                call.id,
+                call.name,
+                "Error: the call was cancelled",
+            ));
         }
     }
 

@@ -11,7 +11,7 @@ use crate::tool::ToolDefinition;
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
 
 /// The meta tool's name.
-pub const META_TOOL: &str = "reset_equipped_tools";
+pub(super) const META_TOOL: &str = "reset_equipped_tools";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,10 +1,24 @@
 //! [`ReActAgent`]: a model and a toolkit in a loop — the model calls tools (several at once
 //! when it asks for several), sees their results, and answers.
 //!
-//! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit view: the
-//! tools shown to the model are exactly the tools it may call that turn, whatever is toggled
-//! meanwhile. Calls run through the toolkit's engine (timeouts, retries, approval, tracing).
-//! Conversation memory survives across [`run`](ReActAgent::run)s.
+//! | Module | Owns |
+//! |---|---|
+//! | `mod.rs` | [`ReActAgent`] and [`ReActAgentBuilder`]: what an agent is made of |
+//! | `run` | the loop: [`run`](ReActAgent::run), [`run_stream`](ReActAgent::run_stream), one model request per turn, a turn's calls, approvals asked through the stream |
+//! | `events` | what a run reports: [`AgentEvent`], [`ApprovalResponder`], [`AgentError`] |
+//! | `external` | tools that run elsewhere: [`RunOutcome`], stopping at their calls and resuming with their results |
+//! | `groups` | the `reset_equipped_tools` meta tool for groups the agent manages |
+//! | `info` | [`AgentInfo`], the agent reference a tool takes with `#[ctx]` |
+//!
+//! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit
+//! view: the tools shown to the model are exactly the tools it may call that turn, whatever is
+//! toggled meanwhile. Calls run through the toolkit's engine (timeouts, retries, approval,
+//! tracing). Conversation memory survives across [`run`](ReActAgent::run)s.
+//!
+//! Context values reach the agent's tools from three levels: the toolkit's, the agent's
+//! ([`ReActAgentBuilder::context`], plus the [`AgentInfo`] of each step) and the call's; a
+//! value at a nearer level shadows one of the same type further out (call, then agent, then
+//! toolkit).
 //!
 //! Tools that run elsewhere (a client's own tools, sent over A2A) can be offered for a run with
 //! [`run_with_external_tools`](ReActAgent::run_with_external_tools): the run stops at their

@@ -87,7 +87,7 @@ impl ReActAgent {
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
-            // In the agent layer, so a value put in the call context still wins over it.
+            // At the agent level, so a value put in the call context still wins over it.
             let mut ctx = ctx.clone();
             ctx.insert(
                 Level::Agent,
@@ -104,13 +104,11 @@ impl ReActAgent {
             let mut tools: Vec<_> = snapshot.iter().cloned().collect();
             tools.extend(self.meta_tool());
             tools.extend(external.iter().cloned());
-            let request = ChatRequest {
-                messages: self.prompt(),
-                tools,
-                tool_choice: self.tool_choice.clone(),
-                parallel_tool_calls: self.parallel_tool_calls,
-                options: self.options.clone(),
-            };
+            let request = ChatRequest::new(self.prompt())
+                .with_tools(tools)
+                .with_tool_choice(self.tool_choice.clone())
+                .with_parallel_tool_calls(self.parallel_tool_calls)
+                .with_options(self.options.clone());
             let response = match self.ask(request, &events).await {
                 Ok(r) => r,
                 Err(e) => return self.fail(AgentError::Model(e), &events).await,

@@ -19,6 +19,7 @@ use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
 };
+use crate::exec::RetryPolicy;
 use crate::schema::{Dialect, NameMap};
 use crate::tool::ToolCall;
 
@@ -45,7 +46,8 @@ const DEFAULT_MAX_TOKENS: u32 = 1024;
 ///
 /// Requests go to `{base_url}/v1/messages` with `anthropic-version: 2023-06-01`. Transient
 /// failures (rate limits, 5xx including 529 "overloaded", connection errors) are retried
-/// with exponential backoff. Cloning is cheap and shares the connection pool.
+/// with exponential backoff; see [`AnthropicMessagesBuilder::retry`]. Cloning is cheap and
+/// shares the connection pool.
 #[derive(Clone, Debug)]
 pub struct AnthropicMessages {
     endpoint: Endpoint,
@@ -102,16 +104,15 @@ impl AnthropicMessagesBuilder {
         self
     }
 
-    /// How many times a transient failure is retried (default 2, so at most 3 attempts).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.http.max_retries = retries;
-        self
-    }
-
-    /// The wait before the first retry, doubled for each further one, with jitter, and never
-    /// shorter than a server's `retry-after` (default 500 ms).
-    pub fn retry_delay(mut self, delay: Duration) -> Self {
-        self.http.retry_delay = delay;
+    /// How transient failures (rate limits, 5xx, 408, connection errors) are retried. The
+    /// default is `RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)`
+    /// `.with_max_backoff(Duration::from_secs(60)).with_jitter(0.5)`: 2 retries, waiting
+    /// about 500 ms and then 1 s. A server's `retry-after` is honoured when it is longer than
+    /// the backoff; one longer than the policy's `max_backoff` is not waited for, and the
+    /// error is returned at once ([`ModelError::RateLimited`] carries the wait).
+    /// [`RetryPolicy::none`] turns retries off.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.http.retry = policy;
         self
     }
 
@@ -223,7 +224,7 @@ impl ChatModel for AnthropicMessages {
             Ok(prepared) => prepared,
             Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
         };
-        http::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
+        http::sse::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
     }
 
     fn dialect(&self) -> Dialect {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{WireBlock, WireUsage, call, stop_reason};
-use crate::model::http::{self, StreamAssembler};
+use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
 use crate::schema::NameMap;
 
@@ -233,12 +233,12 @@ fn stream_error(error: Value) -> ModelError {
         _ => {
             return ModelError::Malformed(format!(
                 "the event stream carried an error: {}",
-                http::truncate(error.to_string())
+                http::clip(&error.to_string())
             ));
         }
     };
     ModelError::Http {
         status,
-        body: http::truncate(error.to_string()),
+        body: http::clip(&error.to_string()),
     }
 }

@@ -22,6 +22,7 @@ use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
 };
+use crate::exec::RetryPolicy;
 use crate::schema::{Dialect, NameMap};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
@@ -49,7 +50,7 @@ const DEFAULT_MODEL: &str = "gpt-4o-mini";
 ///
 /// Requests go to `{base_url}/chat/completions`. Tool names are sanitised to what OpenAI
 /// accepts and mapped back in responses. Transient failures (rate limits, 5xx, connection
-/// errors) are retried with exponential backoff; see [`OpenAiChatBuilder::max_retries`].
+/// errors) are retried with exponential backoff; see [`OpenAiChatBuilder::retry`].
 /// Cloning is cheap and shares the connection pool.
 #[derive(Clone, Debug)]
 pub struct OpenAiChat {
@@ -99,16 +100,15 @@ impl OpenAiChatBuilder {
         self
     }
 
-    /// How many times a transient failure is retried (default 2, so at most 3 attempts).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.http.max_retries = retries;
-        self
-    }
-
-    /// The wait before the first retry, doubled for each further one, with jitter, and never
-    /// shorter than a server's `retry-after` (default 500 ms).
-    pub fn retry_delay(mut self, delay: Duration) -> Self {
-        self.http.retry_delay = delay;
+    /// How transient failures (rate limits, 5xx, 408, connection errors) are retried. The
+    /// default is `RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)`
+    /// `.with_max_backoff(Duration::from_secs(60)).with_jitter(0.5)`: 2 retries, waiting
+    /// about 500 ms and then 1 s. A server's `retry-after` is honoured when it is longer than
+    /// the backoff; one longer than the policy's `max_backoff` is not waited for, and the
+    /// error is returned at once ([`ModelError::RateLimited`] carries the wait).
+    /// [`RetryPolicy::none`] turns retries off.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.http.retry = policy;
         self
     }
 
@@ -249,7 +249,7 @@ impl ChatModel for OpenAiChat {
         };
         let tools = request.tools.clone();
         let dialect = self.dialect;
-        http::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
+        http::sse::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
             .map(move |event| match event {
                 Ok(ChatEvent::Done(mut response)) => {
                     normalize_calls(dialect, &tools, &mut response);
@@ -415,7 +415,7 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
     let Some(choice) = completion.choices.into_iter().next() else {
         return Err(ModelError::Malformed(format!(
             "the chat completion has no choices: {}",
-            http::truncate(String::from_utf8_lossy(body).into_owned())
+            http::clip(&String::from_utf8_lossy(body))
         )));
     };
     let text = match choice.message.content {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{WireUsage, finish_call, finish_reason};
-use crate::model::http::{self, StreamAssembler};
+use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
 use crate::schema::NameMap;
 
@@ -214,11 +214,11 @@ fn stream_error(error: Value) -> ModelError {
     match status {
         Some(status) => ModelError::Http {
             status,
-            body: http::truncate(error.to_string()),
+            body: http::clip(&error.to_string()),
         },
         None => ModelError::Malformed(format!(
             "the event stream carried an error: {}",
-            http::truncate(error.to_string())
+            http::clip(&error.to_string())
         )),
     }
 }

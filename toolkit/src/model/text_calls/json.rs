@@ -1,10 +1,10 @@
-//! Call blocks of [`TextCallFormat::Json`](super::TextCallFormat::Json): JSON objects with a
+//! Call blocks of [`TextCallFormat::Json`](super::syntax::TextCallFormat::Json): JSON objects with a
 //! `"tool_calls"` key, found anywhere in the reply.
 
 use serde_json::{Map, Value};
 
-use super::TextCallError;
-use super::parse::{Found, Parameters, RawCall, json_error, json_error_offset, kind};
+use super::error::{TextCallError, json_error, json_error_offset, kind};
+use super::syntax::{Found, Parameters, RawCall};
 
 /// The call blocks of `text`. Every `"tool_calls":` marker must lie inside one.
 pub(super) fn find(text: &str) -> Result<Found, TextCallError> {

@@ -1,49 +1,49 @@
 //! [`TextToolCalls`]: tool calling for chat models that have no native tool-calling API.
 //!
 //! The wrapper describes the request's tools in the system prompt, teaches one text format
-//! for calling them ([`TextCallFormat`]), and reads the calls back out of the reply with
-//! [`parse_tool_calls`]. The agent sees an ordinary [`ChatModel`] whose responses carry
-//! [`ToolCall`](crate::ToolCall)s.
+//! for calling them ([`TextCallFormat`]), and reads the calls back out of the reply. The agent
+//! sees an ordinary [`ChatModel`] whose responses carry [`ToolCall`](crate::ToolCall)s.
 //!
-//! - `prompt.rs` owns what the inner model is told: the tool section, the history rewritten
-//!   without native tool messages, and the re-ask after a malformed call.
-//! - `parse.rs` owns what counts as a call, with `json.rs` and `xml.rs` finding the call
-//!   blocks of each format; `elements.rs` reads XML-element parameters and `typing.rs`
-//!   types them by the tool's schema.
+//! | Module | Owns |
+//! |---|---|
+//! | `mod.rs` | [`TextToolCalls`]: the wrapper, its repair loop and token accounting |
+//! | `prompt` | what the inner model is told: the tool section, the history rewritten without native tool messages, the re-ask after a malformed call |
+//! | `parse` | what counts as a call: checking found calls against the offered tools, ids, cutting the blocks out of the prose |
+//! | `json`, `xml` | finding the call blocks of each [`TextCallFormat`] |
+//! | `elements` | reading XML-element parameters into a tree |
+//! | `typing` | giving that tree JSON types from the tool's parameter schema |
+//! | `syntax` | shared vocabulary: [`TextCallFormat`] and a call as written (a leaf) |
+//! | `error` | why a reply's calls cannot be used, in words for the model (a leaf) |
+//!
+//! Dependencies point one way: `parse` uses the readers, the readers use `syntax` and
+//! `error`, and those two use nothing here.
 
 mod elements;
+mod error;
 mod json;
 mod parse;
 mod prompt;
+mod syntax;
 mod typing;
 mod xml;
 
 #[cfg(test)]
 mod tests;
 
+pub use syntax::TextCallFormat;
+
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
 
-pub use parse::{ParsedReply, TextCallError, parse_tool_calls};
-
-use super::{ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice};
+use super::{
+    ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice, Usage,
+};
 use crate::schema::Dialect;
 use crate::tool::ToolDefinition;
-
-/// How a text-only model writes tool calls.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TextCallFormat {
-    /// One JSON object: `{"tool_calls": [{"id": "..", "name": "..", "parameters": {..}}]}`.
-    #[default]
-    Json,
-    /// One element per call:
-    /// `<tool_call id=".." name=".."><parameters>{json}</parameters></tool_call>`; the
-    /// parameters may also be one element per parameter (`<a>10</a>`), typed by the tool's
-    /// schema (see [`parse_tool_calls`]).
-    Xml,
-}
+use error::TextCallError;
+use parse::ParsedReply;
 
 /// A [`ChatModel`] that gives tool calling to an inner model without it.
 ///
@@ -51,7 +51,7 @@ pub enum TextCallFormat {
 /// message, or a new one in front) lists the request's tools with their JSON schemas and
 /// says how to call them in the chosen [`TextCallFormat`], honouring
 /// [`ToolChoice`]; earlier assistant calls and tool results in the history are rewritten as
-/// text. The reply is read with [`parse_tool_calls`].
+/// text. What counts as a call in the reply is described on [`TextCallFormat`].
 ///
 /// A reply with an attempted but unusable call (bad JSON, no name, parameters that are not
 /// an object, a tool the request does not offer), or without a call when the request
@@ -75,11 +75,8 @@ pub enum TextCallFormat {
 ///     r#"{"tool_calls": [{"name": "add", "parameters": {"a": 1, "b": 2}}]}"#,
 /// )]);
 /// let model = TextToolCalls::new(inner);
-/// let request = ChatRequest {
-///     messages: vec![Message::user("1 + 2?")],
-///     tools: vec![ToolDefinition::new("add", "Add two numbers.", serde_json::json!({"type": "object"}))],
-///     ..ChatRequest::default()
-/// };
+/// let add = ToolDefinition::new("add", "Add two numbers.", serde_json::json!({"type": "object"}));
+/// let request = ChatRequest::new(vec![Message::user("1 + 2?")]).with_tools(vec![add]);
 /// let response = futures::executor::block_on(model.chat(request)).unwrap();
 /// assert_eq!(response.message.tool_calls[0].name, "add");
 /// assert_eq!(response.message.tool_calls[0].arguments, r#"{"a":1,"b":2}"#);
@@ -135,11 +132,8 @@ impl<M: ChatModel> TextToolCalls<M> {
             options,
         } = request;
         if tools.is_empty() {
-            let request = ChatRequest {
-                messages: prompt::history(messages, None, self.format),
-                options,
-                ..ChatRequest::default()
-            };
+            let request = ChatRequest::new(prompt::history(messages, None, self.format))
+                .with_options(options);
             return self.inner.chat(request).await;
         }
 
@@ -165,13 +159,10 @@ impl<M: ChatModel> TextToolCalls<M> {
             })
             .collect();
         let section = prompt::tool_section(&tools, &tool_choice, parallel_tool_calls, self.format);
-        let mut sent = ChatRequest {
-            messages: prompt::history(messages, Some(section), self.format),
-            options,
-            ..ChatRequest::default()
-        };
+        let mut sent = ChatRequest::new(prompt::history(messages, Some(section), self.format))
+            .with_options(options);
 
-        let mut usage = super::Usage::default();
+        let mut usage = Usage::default();
         let mut repairs = 0;
         loop {
             let last_chance = repairs >= self.max_repairs;
@@ -227,7 +218,7 @@ impl<M: ChatModel> TextToolCalls<M> {
 
 /// The response the agent sees: the prose as content, native calls (if the inner model made
 /// any regardless) followed by the parsed ones.
-fn assemble(response: ChatResponse, parsed: ParsedReply, usage: super::Usage) -> ChatResponse {
+fn assemble(response: ChatResponse, parsed: ParsedReply, usage: Usage) -> ChatResponse {
     let mut calls = response.message.tool_calls;
     calls.extend(parsed.calls);
     let finish_reason = if calls.is_empty() {

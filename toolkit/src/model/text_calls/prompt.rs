@@ -8,7 +8,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::{TextCallError, TextCallFormat};
+use super::error::TextCallError;
+use super::syntax::TextCallFormat;
 use crate::model::{Message, Role, ToolChoice};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use super::{ParsedReply, TextCallError, TextCallFormat, parse_tool_calls};
+use super::error::TextCallError;
+use super::parse::{ParsedReply, parse_tool_calls};
+use super::syntax::TextCallFormat;
 use crate::tool::ToolDefinition;
 
 fn tools() -> Vec<ToolDefinition> {

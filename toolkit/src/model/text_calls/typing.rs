@@ -1,4 +1,4 @@
-//! Types for XML-element parameters (see `elements.rs`): XML text has no types, so the
+//! Types for XML-element parameters (read by `elements/`): XML text has no types, so the
 //! called tool's parameter schema decides what each element becomes.
 //!
 //! - **Scalars.** Text becomes an integer, number, boolean or `null` where the schema (after
@@ -22,7 +22,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::elements::{Body, Element};
+use super::syntax::{Body, Element};
 use crate::schema::instance::{Schemas, same};
 
 /// The parameters object: `elements` typed by `schema`, the tool's parameter schema.

@@ -1,18 +1,18 @@
-//! Call blocks of [`TextCallFormat::Xml`](super::TextCallFormat::Xml): `<tool_call>`
+//! Call blocks of [`TextCallFormat::Xml`](super::syntax::TextCallFormat::Xml): `<tool_call>`
 //! elements whose `<parameters>` hold a JSON object or one element per parameter.
 //!
 //! The `<tool_call>` tags are found with a scanner, not an XML parser: they sit in prose,
 //! which is not XML (a stray `<` or `&` is fine there). JSON parameters are read with a JSON
 //! parser, so that a string value containing `</parameters>` cannot end them early; element
-//! parameters are real XML and read by `elements.rs`.
+//! parameters are real XML and read by `elements/`.
 
 use std::ops::Range;
 
 use serde_json::Value;
 
-use super::TextCallError;
 use super::elements;
-use super::parse::{Found, Parameters, RawCall, json_error, snippet};
+use super::error::{TextCallError, json_error, snippet};
+use super::syntax::{Found, Parameters, RawCall};
 
 const OPEN: &str = "<tool_call";
 const CLOSE: &str = "</tool_call";

@@ -1,6 +1,6 @@
 //! XML-element parameters, the form of `seeds/002`:
 //! `<parameters><a>10</a><b>5</b><operation>add</operation></parameters>`, read with
-//! `quick-xml` into a tree of [`Element`]s; `typing.rs` gives them JSON types.
+//! `quick-xml` into a tree of `Element`s (`syntax.rs`); `typing.rs` gives them JSON types.
 //!
 //! Reading rules: entities (`&lt;`, `&amp;`, `&#233;`, ...) are decoded and CDATA sections
 //! taken verbatim. Whitespace around an element's text that includes a line break is layout
@@ -10,32 +10,15 @@
 //! ignored. An element holding both text and child elements, a mismatched or missing closing
 //! tag, and a raw `<` in text are refused with a message saying what and where.
 
-use super::TextCallError;
-use super::parse::snippet;
 use quick_xml::Reader;
 use quick_xml::events::Event;
+
+use super::error::{TextCallError, snippet};
+use super::syntax::{Body, Element};
 
 /// Deepest nesting of parameter elements read. Deeper input is refused rather than risk the
 /// stack of the recursive typing; no parameter schema nests this deep in practice.
 const MAX_NESTING: usize = 64;
-
-/// A parameter element as written: its name and what it holds.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Element {
-    pub name: String,
-    pub body: Body,
-}
-
-/// What an element holds.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Body {
-    /// Nothing but (layout) whitespace, or a self-closing tag.
-    Empty,
-    /// Text, entities decoded, layout whitespace removed.
-    Text(String),
-    /// Child elements, in order.
-    Children(Vec<Element>),
-}
 
 /// Reads the `<parameters>` element that starts at byte `start` of `text` (at its `<`): its
 /// child elements and the byte offset just past `</parameters>`.

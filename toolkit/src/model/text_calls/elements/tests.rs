@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::super::{TextCallError, TextCallFormat, parse_tool_calls};
+use crate::model::text_calls::error::TextCallError;
+use crate::model::text_calls::parse::parse_tool_calls;
+use crate::model::text_calls::syntax::TextCallFormat;
 use crate::tool::ToolDefinition;
 
 /// The arguments of one call of a tool `t` with `schema`, written with element parameters.

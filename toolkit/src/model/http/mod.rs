@@ -1,35 +1,41 @@
 //! What the HTTP providers share: the connection settings their builders collect, one
-//! [`Endpoint`] that POSTs JSON with retries, the mapping of HTTP failures to [`ModelError`],
-//! and the driver that turns a server-sent-events body into [`ChatEvent`]s.
+//! [`Endpoint`] that POSTs JSON with retries, and the mapping of HTTP failures to
+//! [`ModelError`]. `sse.rs` turns a streamed body into [`ChatEvent`](crate::model::ChatEvent)s.
 //!
 //! Retry rule: a request is sent again only while nothing of a successful body has been
 //! handed on. A non-streaming request is retried until its whole body is read; a streaming
 //! one only until a success status arrives, because events already yielded cannot be taken
-//! back.
+//! back. Waits come from the builder's [`RetryPolicy`] — the same type that retries tool
+//! calls — and are never shorter than a server's `retry-after`.
+
+pub(crate) mod sse;
 
 use std::error::Error as _;
 use std::future::Future;
 use std::time::Duration;
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
-use futures::StreamExt;
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 use reqwest::{Response, StatusCode};
 
-use super::{ChatEvent, ModelError};
+use crate::exec::RetryPolicy;
+use crate::model::ModelError;
 
 /// Longest error body kept in [`ModelError::Http`]; provider error pages can be large HTML.
 const MAX_ERROR_BODY: usize = 2048;
 
-/// Longest wait between two attempts. A `retry-after` above it is not waited for: the error
-/// is returned so that the caller decides, rather than blocking an agent for minutes.
-const MAX_WAIT: Duration = Duration::from_secs(60);
-
 /// Default total time one non-streaming request may take, and the longest silence allowed
 /// while streaming (reasoning models can think for minutes before the first token).
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The providers' retries unless a builder is given others: 2 retries, waiting about 500 ms
+/// and then 1 s (±50 % jitter, so that many clients limited together do not come back
+/// together), and never more than 60 s — a `retry-after` above that is not waited for: the
+/// error is returned so that the caller decides, rather than blocking an agent for minutes.
+pub(crate) fn default_retry() -> RetryPolicy {
+    RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)
+        .with_max_backoff(Duration::from_secs(60))
+        .with_jitter(0.5)
+}
 
 /// Settings every HTTP provider builder collects.
 #[derive(Clone)]
@@ -38,8 +44,7 @@ pub(crate) struct HttpSettings {
     pub(crate) api_key: Option<String>,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) timeout: Duration,
-    pub(crate) max_retries: u32,
-    pub(crate) retry_delay: Duration,
+    pub(crate) retry: RetryPolicy,
 }
 
 impl Default for HttpSettings {
@@ -49,8 +54,7 @@ impl Default for HttpSettings {
             api_key: None,
             headers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
-            max_retries: 2,
-            retry_delay: Duration::from_millis(500),
+            retry: default_retry(),
         }
     }
 }
@@ -66,8 +70,7 @@ impl std::fmt::Debug for HttpSettings {
                 &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
             .field("timeout", &self.timeout)
-            .field("max_retries", &self.max_retries)
-            .field("retry_delay", &self.retry_delay)
+            .field("retry", &self.retry)
             .finish()
     }
 }
@@ -104,8 +107,7 @@ pub(crate) struct Endpoint {
     url: reqwest::Url,
     headers: HeaderMap,
     timeout: Duration,
-    max_retries: u32,
-    retry_delay: Duration,
+    retry: RetryPolicy,
 }
 
 /// A failed attempt, with how long the server asked us to wait.
@@ -163,8 +165,7 @@ impl Endpoint {
             url,
             headers,
             timeout: settings.timeout,
-            max_retries: settings.max_retries,
-            retry_delay: settings.retry_delay,
+            retry: settings.retry.clone(),
         })
     }
 
@@ -215,35 +216,35 @@ impl Endpoint {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
-            if retries >= self.max_retries || !failure.error.is_transient() {
+            if retries >= self.retry.max_retries || !failure.error.is_transient() {
                 return Err(failure.error);
             }
-            let Some(wait) = backoff(self.retry_delay, retries, failure.retry_after) else {
+            retries += 1;
+            let Some(wait) = wait(&self.retry, retries, failure.retry_after) else {
                 return Err(failure.error);
             };
             tracing::debug!(
                 url = %self.url,
                 error = %failure.error,
                 ?wait,
-                retry = retries + 1,
+                retry = retries,
                 "model request failed; retrying"
             );
             tokio::time::sleep(wait).await;
-            retries += 1;
         }
     }
 }
 
-/// How long to wait before retry number `retry + 1`: exponential from `base`, with jitter
-/// so that many clients limited together do not come back together, and never less than
-/// the server's `retry-after`. `None` when the server asks for more than [`MAX_WAIT`].
-fn backoff(base: Duration, retry: u32, retry_after: Option<Duration>) -> Option<Duration> {
-    if retry_after.is_some_and(|after| after > MAX_WAIT) {
+/// How long to wait before retry number `retry` (1-based): the policy's backoff, never less
+/// than the server's `retry-after` and never more than the policy's cap (`max_backoff`, which
+/// the backoff's jitter could otherwise pass). `None` when the server asks for more than the
+/// cap: the error, which carries the wait, goes back to the caller instead.
+fn wait(policy: &RetryPolicy, retry: u32, retry_after: Option<Duration>) -> Option<Duration> {
+    if retry_after.is_some_and(|after| after > policy.max_backoff) {
         return None;
     }
-    let exponential = base.saturating_mul(1u32 << retry.min(16)).min(MAX_WAIT);
-    let jittered = exponential.mul_f64(0.5 + fastrand::f64() * 0.5);
-    Some(jittered.max(retry_after.unwrap_or_default()))
+    let backoff = policy.backoff(retry).min(policy.max_backoff);
+    Some(backoff.max(retry_after.unwrap_or_default()))
 }
 
 /// The error for a non-success response.
@@ -261,7 +262,7 @@ async fn failure(response: Response) -> Failure {
     Failure {
         error: ModelError::Http {
             status: status.as_u16(),
-            body: truncate(body),
+            body: clip(&body),
         },
         retry_after,
     }
@@ -286,22 +287,20 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     number("retry-after").and_then(|s| Duration::try_from_secs_f64(s).ok())
 }
 
-/// `body` cut to [`MAX_ERROR_BODY`] bytes on a character boundary.
-pub(crate) fn truncate(mut body: String) -> String {
-    if body.len() > MAX_ERROR_BODY {
-        let mut end = MAX_ERROR_BODY;
-        while !body.is_char_boundary(end) {
-            end -= 1;
-        }
-        body.truncate(end);
-        body.push('…');
+/// `text` cut to [`MAX_ERROR_BODY`] bytes on a character boundary, with `…` where it was
+/// cut: for provider bodies quoted in errors.
+pub(crate) fn clip(text: &str) -> String {
+    let kept = crate::util::prefix(text, MAX_ERROR_BODY);
+    if kept.len() < text.len() {
+        format!("{kept}…")
+    } else {
+        kept.to_owned()
     }
-    body
 }
 
 /// A transport failure, with the causes reqwest keeps in its source chain ("connection
 /// refused" is two levels down and is what a user needs to read).
-fn transport(error: reqwest::Error) -> Failure {
+fn transport(error: reqwest::Error) -> ModelError {
     let mut message = if error.is_timeout() {
         format!("timed out: {error}")
     } else {
@@ -316,83 +315,7 @@ fn transport(error: reqwest::Error) -> Failure {
         }
         source = cause.source();
     }
-    ModelError::Transport(message).into()
-}
-
-/// Turns server-sent events into [`ChatEvent`]s, one provider's event grammar.
-pub(crate) trait StreamAssembler: Send + 'static {
-    /// Feeds one event, pushing what it yields to `out`. Returns `true` once the response is
-    /// complete, with [`ChatEvent::Done`] pushed last; no event is read after that.
-    fn event(&mut self, event: &Event, out: &mut Vec<ChatEvent>) -> Result<bool, ModelError>;
-
-    /// The body ended without a completion: push [`ChatEvent::Done`] if the response can still
-    /// be trusted to be whole, or say why not.
-    fn end(&mut self, out: &mut Vec<ChatEvent>) -> Result<(), ModelError>;
-}
-
-enum Driver<'a, A> {
-    Connecting(BoxFuture<'a, Result<Response, ModelError>>, A),
-    Reading(BoxStream<'static, Result<Event, ModelError>>, A),
-    Finished,
-}
-
-/// The events of a streaming request: `response` is awaited (with its retries), then its
-/// body is parsed as server-sent events and fed to `assembler`. The stream ends after
-/// [`ChatEvent::Done`] or after the first error.
-pub(crate) fn chat_events<'a, A: StreamAssembler>(
-    response: impl Future<Output = Result<Response, ModelError>> + Send + 'a,
-    assembler: A,
-) -> BoxStream<'a, Result<ChatEvent, ModelError>> {
-    let start = Driver::Connecting(Box::pin(response), assembler);
-    futures::stream::unfold(start, |driver| async move {
-        let (mut events, mut assembler) = match driver {
-            Driver::Finished => return None,
-            Driver::Connecting(response, assembler) => match response.await {
-                Ok(response) => (sse(response), assembler),
-                Err(e) => return Some((vec![Err(e)], Driver::Finished)),
-            },
-            Driver::Reading(events, assembler) => (events, assembler),
-        };
-        let mut out = Vec::new();
-        loop {
-            let step = match events.next().await {
-                Some(Ok(event)) => assembler.event(&event, &mut out),
-                Some(Err(e)) => Err(e),
-                None => assembler.end(&mut out).map(|()| true),
-            };
-            let mut batch: Vec<_> = out.drain(..).map(Ok).collect();
-            match step {
-                Ok(false) if batch.is_empty() => continue,
-                Ok(false) => return Some((batch, Driver::Reading(events, assembler))),
-                Ok(true) => return Some((batch, Driver::Finished)),
-                Err(e) => {
-                    batch.push(Err(e));
-                    return Some((batch, Driver::Finished));
-                }
-            }
-        }
-    })
-    .flat_map(futures::stream::iter)
-    .boxed()
-}
-
-/// The body of `response` as server-sent events.
-fn sse(response: Response) -> BoxStream<'static, Result<Event, ModelError>> {
-    response
-        .bytes_stream()
-        .eventsource()
-        .map(|event| {
-            event.map_err(|e| match e {
-                EventStreamError::Transport(e) => transport(e).error,
-                EventStreamError::Utf8(e) => {
-                    ModelError::Malformed(format!("the event stream is not UTF-8: {e}"))
-                }
-                EventStreamError::Parser(e) => {
-                    ModelError::Malformed(format!("the event stream cannot be parsed: {e}"))
-                }
-            })
-        })
-        .boxed()
+    ModelError::Transport(message)
 }
 
 /// Parses a JSON document into `T`, saying where it did not fit.
@@ -432,20 +355,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_grows_and_respects_retry_after() {
-        let base = Duration::from_millis(100);
-        for retry in 0..4 {
-            let wait = backoff(base, retry, None).unwrap_or_default();
-            let full = base * (1 << retry);
+    fn waits_follow_the_policy_within_its_cap() {
+        let policy = RetryPolicy::exponential(4, Duration::from_millis(100), 2.0).with_jitter(0.0);
+        let waits: Vec<_> = (1..=4).map(|r| wait(&policy, r, None)).collect();
+        let expected = [100, 200, 400, 800].map(|ms| Some(Duration::from_millis(ms)));
+        assert_eq!(waits, expected);
+
+        // Jitter spreads a wait but never past the cap.
+        let capped = RetryPolicy::exponential(10, Duration::from_secs(50), 2.0)
+            .with_max_backoff(Duration::from_secs(60))
+            .with_jitter(0.5);
+        for retry in 1..=10 {
+            let w = wait(&capped, retry, None).unwrap_or_default();
+            assert!(w <= Duration::from_secs(60), "{w:?} for retry {retry}");
+        }
+
+        // The default: about 500 ms, then 1 s, both spread by ±50 %.
+        let default = default_retry();
+        assert_eq!(default.max_retries, 2);
+        for (retry, ms) in [(1, 500.0), (2, 1000.0)] {
+            let w = wait(&default, retry, None)
+                .unwrap_or_default()
+                .as_secs_f64()
+                * 1000.0;
             assert!(
-                wait >= full / 2 && wait <= full,
-                "{wait:?} for retry {retry}"
+                (ms * 0.5..=ms * 1.5).contains(&w),
+                "{w} ms for retry {retry}"
             );
         }
+    }
+
+    #[test]
+    fn waits_respect_retry_after_up_to_the_cap() {
+        let policy = default_retry();
         let asked = Duration::from_secs(3);
-        assert!(backoff(base, 0, Some(asked)).is_some_and(|w| w >= asked));
-        assert_eq!(backoff(base, 0, Some(Duration::from_secs(600))), None);
-        assert!(backoff(Duration::from_secs(50), 10, None).is_some_and(|w| w <= MAX_WAIT));
+        assert!(wait(&policy, 1, Some(asked)).is_some_and(|w| w >= asked));
+        assert_eq!(wait(&policy, 1, Some(Duration::from_secs(600))), None);
+        let short_cap = policy.with_max_backoff(Duration::from_secs(2));
+        assert_eq!(wait(&short_cap, 1, Some(asked)), None);
     }
 
     #[test]
@@ -464,12 +411,12 @@ mod tests {
     }
 
     #[test]
-    fn truncation_keeps_characters_whole() {
+    fn clipping_keeps_characters_whole() {
         let body = "é".repeat(MAX_ERROR_BODY);
-        let cut = truncate(body);
+        let cut = clip(&body);
         assert!(cut.len() <= MAX_ERROR_BODY + "…".len());
         assert!(cut.ends_with('…'));
-        assert_eq!(truncate("short".into()), "short");
+        assert_eq!(clip("short"), "short");
     }
 
     #[test]

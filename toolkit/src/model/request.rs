@@ -1,0 +1,128 @@
+//! [`ChatRequest`]: what one request to a chat model carries — the conversation, the tools
+//! and [`ToolChoice`], and [`GenerationOptions`].
+
+use serde::{Deserialize, Serialize};
+
+use super::message::Message;
+use crate::tool::ToolDefinition;
+
+/// Whether and which tools the model may call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// A call of this tool.
+    Specific(String),
+}
+
+/// Sampling and length settings of one request; unset settings are left to the provider.
+///
+/// ```
+/// use agent_toolkit::model::GenerationOptions;
+///
+/// let options = GenerationOptions::new().with_temperature(0.2).with_max_tokens(500);
+/// assert_eq!(options.max_tokens, Some(500));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct GenerationOptions {
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Upper bound on generated tokens.
+    pub max_tokens: Option<u32>,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+}
+
+impl GenerationOptions {
+    /// No settings: the provider's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same options with this sampling temperature.
+    pub fn with_temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// The same options with this upper bound on generated tokens.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The same options with these stop sequences (replacing any set before).
+    pub fn with_stop<S: Into<String>>(mut self, stop: impl IntoIterator<Item = S>) -> Self {
+        self.stop = stop.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// One request to a chat model.
+///
+/// ```
+/// use agent_toolkit::model::{ChatRequest, Message};
+/// use agent_toolkit::{ToolChoice, ToolDefinition};
+///
+/// let add = ToolDefinition::new("add", "Add two numbers.", serde_json::json!({"type": "object"}));
+/// let request = ChatRequest::new(vec![Message::user("1 + 2?")])
+///     .with_tools(vec![add])
+///     .with_tool_choice(ToolChoice::Required);
+/// assert!(!request.parallel_tool_calls);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ChatRequest {
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Tools the model may call, in canonical form (providers render them in their dialect).
+    pub tools: Vec<ToolDefinition>,
+    /// Whether and which tools it may call.
+    pub tool_choice: ToolChoice,
+    /// Whether it may ask for several calls in one turn.
+    pub parallel_tool_calls: bool,
+    /// Sampling and length settings.
+    pub options: GenerationOptions,
+}
+
+impl ChatRequest {
+    /// A request with `messages`, no tools, [`ToolChoice::Auto`], one call per turn at most,
+    /// and the provider's generation defaults.
+    pub fn new(messages: Vec<Message>) -> Self {
+        ChatRequest {
+            messages,
+            ..Self::default()
+        }
+    }
+
+    /// The same request offering these tools.
+    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The same request with this tool choice.
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// The same request allowing (or not) several calls in one turn.
+    pub fn with_parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// The same request with these generation settings.
+    pub fn with_options(mut self, options: GenerationOptions) -> Self {
+        self.options = options;
+        self
+    }
+}

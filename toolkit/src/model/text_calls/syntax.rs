@@ -1,0 +1,89 @@
+//! The vocabulary every part of the parser shares: the [`TextCallFormat`]s calls are written
+//! in, and a call as the reply wrote it ([`RawCall`]), before it is checked against the
+//! offered tools. A leaf: the format readers (`json.rs`, `xml.rs`, `elements/`) produce these
+//! types and `parse.rs` and `typing.rs` consume them, so dependencies point one way.
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+/// How a text-only model writes tool calls.
+///
+/// **What counts as an attempted call.** A reply is a plain answer unless it contains a
+/// marker that ordinary prose does not: talking about `tool_calls` or "a tool_call" is fine.
+/// Every marker must belong to a complete call block, and every call must name one of the
+/// offered tools and carry an object of parameters; otherwise the whole reply is refused and
+/// the model asked again ([`TextToolCalls`](super::TextToolCalls)), because half a call
+/// handed on is worse than asking again.
+///
+/// Blocks may sit anywhere in prose and inside Markdown code fences. The text the agent sees
+/// is the reply without the blocks, and without fences or `<tool_calls>` wrappers that held
+/// nothing else. Calls without an id (or with one used before) get a fresh one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TextCallFormat {
+    /// One JSON object: `{"tool_calls": [{"id": "..", "name": "..", "parameters": {..}}]}`.
+    ///
+    /// The marker is `"tool_calls"` (or `"tool_call"`) written as a JSON key, in double quotes
+    /// and followed by a colon; the call block is the JSON object holding that key. `id` is
+    /// optional, `parameters` (alias `arguments`) may be left out for `{}`, and a single call
+    /// object may stand in for the list.
+    #[default]
+    Json,
+    /// One element per call:
+    /// `<tool_call id=".." name=".."><parameters>{json}</parameters></tool_call>`.
+    ///
+    /// The marker is an opening `<tool_call` tag (followed by whitespace, `>` or `/`) or a
+    /// closing `</tool_call>` tag; each element is one call. `id` is optional and the
+    /// parameters may be left out for `{}`. The parameters may also be written as one element
+    /// per parameter, as in `seeds/002`:
+    /// `<parameters><a>10</a><b>5</b><operation>add</operation></parameters>`. XML text has
+    /// no types, so each element is typed by the called tool's parameter schema: `10` becomes
+    /// a number where the schema takes a number and stays the string `"10"` where it takes a
+    /// string; child elements become objects, repeated elements arrays (or `<item>`
+    /// children), empty elements `null` where allowed. Entities and CDATA are decoded, and
+    /// whitespace around a value that includes a line break is layout and dropped. Where the
+    /// schema says nothing about a parameter, text that is exactly a JSON number, `true`,
+    /// `false` or `null` becomes that value, anything else a string.
+    Xml,
+}
+
+/// A call as written, before it is checked.
+#[derive(Debug, Default)]
+pub(super) struct RawCall {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub parameters: Option<Parameters>,
+}
+
+/// Parameters as written: a JSON value, or XML elements still to be typed by the tool's
+/// schema (which is known only once the name is checked).
+#[derive(Debug)]
+pub(super) enum Parameters {
+    Json(Value),
+    Elements(Vec<Element>),
+}
+
+/// The call blocks of a reply: their byte ranges, in order, and their calls.
+#[derive(Debug, Default)]
+pub(super) struct Found {
+    pub spans: Vec<Range<usize>>,
+    pub calls: Vec<RawCall>,
+}
+
+/// A parameter element as written: its name and what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Element {
+    pub name: String,
+    pub body: Body,
+}
+
+/// What an element holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Body {
+    /// Nothing but (layout) whitespace, or a self-closing tag.
+    Empty,
+    /// Text, entities decoded, layout whitespace removed.
+    Text(String),
+    /// Child elements, in order.
+    Children(Vec<Element>),
+}
