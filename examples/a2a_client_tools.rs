@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_toolkit::a2a::client::{ClientToolsSession, RemoteAgent, TranscriptEntry};
-use agent_toolkit::a2a::server::A2aAgentServer;
+use agent_toolkit::a2a::server::{A2aAgentServer, ServerOptions};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     ReActAgent,
@@ -62,7 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .system_prompt("Answer with the client's tools.")
             .build()
     })
-    .name("Scripted travel agent");
+    .options(ServerOptions::new().name("Scripted travel agent"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
     tokio::spawn(server.serve(listener));

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use agent_toolkit::RetryPolicy;
 use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry};
-use agent_toolkit::a2a::server::A2aToolServer;
+use agent_toolkit::a2a::server::{A2aToolServer, ServerOptions};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{Toolkit, context::ProgressEvent};
 use serde_json::json;
@@ -55,7 +55,7 @@ async fn start_server() -> std::io::Result<String> {
     let url = format!("http://{}", listener.local_addr()?);
     tokio::spawn(
         A2aToolServer::new(&toolkit)
-            .name("In-process tools")
+            .options(ServerOptions::new().name("In-process tools"))
             .serve(listener),
     );
     Ok(url)
@@ -74,11 +74,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Discover the agent's tools; they are named `tools_<name>` here.
     let registry = RemoteToolRegistry::new();
-    let mut agent = AgentConfig::new("tools", &url);
+    let mut agent = AgentConfig::new(&url);
     if let Ok(token) = std::env::var("A2A_TOKEN") {
         agent = agent.bearer_token(token);
     }
-    let names = registry.add_agent(agent).await?;
+    let names = registry.add_agent("tools", agent).await?;
     let remote = registry.agent("tools").expect("just added");
     println!(
         "{} at {} speaks A2A {:?}; tools: {}",

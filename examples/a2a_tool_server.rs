@@ -21,7 +21,7 @@
 use std::time::Duration;
 
 use agent_toolkit::Json;
-use agent_toolkit::a2a::server::A2aToolServer;
+use agent_toolkit::a2a::server::{A2aToolServer, ServerOptions};
 use agent_toolkit::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -101,10 +101,11 @@ async fn main() -> std::io::Result<()> {
         .map(|p| p.parse().expect("PORT must be a number"))
         .unwrap_or(41241);
     let toolkit = toolkit();
-    let mut server = A2aToolServer::new(&toolkit).name("Example tools");
+    let mut options = ServerOptions::new().name("Example tools");
     if let Ok(token) = std::env::var("A2A_TOKEN") {
-        server = server.bearer_token(token);
+        options = options.bearer_token(token);
     }
+    let server = A2aToolServer::new(&toolkit).options(options);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     println!("A2A tool server on http://{addr}/");

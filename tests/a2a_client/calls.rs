@@ -42,10 +42,11 @@ async fn connection_failures_are_retried_tool_errors_are_not() {
     // Nothing listens on the port: every attempt is refused, and retried per the policy.
     let registry = RemoteToolRegistry::new();
     let names = registry
-        .add_agent_card(
-            AgentConfig::new("down", "http://127.0.0.1:1"),
-            card_at(peers::free_port()),
+        .add_agent(
+            "down",
+            AgentConfig::new("http://127.0.0.1:1").card(card_at(peers::free_port())),
         )
+        .await
         .unwrap();
     assert_eq!(names, ["down_add"]);
     // Without the extension, the schema is the permissive fallback.
@@ -72,7 +73,7 @@ async fn connection_failures_are_retried_tool_errors_are_not() {
     let peer = start(Env::A2a1, "a2a_tool_peer.py", &[]).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("py", &peer.url))
+        .add_agent("py", AgentConfig::new(&peer.url))
         .await
         .unwrap();
     let toolkit = retrying_toolkit(&registry, 3);
@@ -94,7 +95,7 @@ async fn a_restarted_peer_is_reached_by_retries() {
     let first = start_on(Env::A2a1, "a2a_tool_peer.py", port, &[]).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("py", &first.url))
+        .add_agent("py", AgentConfig::new(&first.url))
         .await
         .unwrap();
     let toolkit = retrying_toolkit(&registry, 12);
@@ -131,7 +132,10 @@ async fn progress_and_cancellation(env: Env, script: &str) {
     let peer = start(env, script, &[]).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("py", &peer.url).timeout(Duration::from_millis(1500)))
+        .add_agent(
+            "py",
+            AgentConfig::new(&peer.url).tool_timeout(Duration::from_millis(1500)),
+        )
         .await
         .unwrap();
     let toolkit = Toolkit::builder()

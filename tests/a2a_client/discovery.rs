@@ -24,7 +24,7 @@ async fn discovers_and_calls_the_python_1x_peer() {
     let peer = start(Env::A2a1, "a2a_tool_peer.py", &[]).await;
     let registry = RemoteToolRegistry::new();
     let names = registry
-        .add_agent(AgentConfig::new("py", &peer.url))
+        .add_agent("py", AgentConfig::new(&peer.url))
         .await
         .expect("discover");
     assert_eq!(
@@ -102,7 +102,7 @@ async fn discovers_and_calls_the_python_03_peer() {
     let peer = start(Env::A2a03, "a2a03_tool_peer.py", &[]).await;
     let registry = RemoteToolRegistry::new();
     let names = registry
-        .add_agent(AgentConfig::new("old", &peer.url))
+        .add_agent("old", AgentConfig::new(&peer.url))
         .await
         .expect("discover a 0.3 card");
     assert_eq!(names, ["old_add", "old_slow", "old_fail", "old_stats"]);
@@ -139,7 +139,7 @@ async fn speaks_03_to_the_compat_layer_of_the_1x_sdk() {
     let peer = start(Env::A2a1, "a2a_tool_peer.py", &["--only-v03"]).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("compat", &peer.url))
+        .add_agent("compat", AgentConfig::new(&peer.url))
         .await
         .expect("discover");
     assert_eq!(
@@ -174,11 +174,11 @@ async fn two_agents_same_named_tools_do_not_collide() {
     );
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("alpha", &alpha.url))
+        .add_agent("alpha", AgentConfig::new(&alpha.url))
         .await
         .unwrap();
     registry
-        .add_agent(AgentConfig::new("beta", &beta.url))
+        .add_agent("beta", AgentConfig::new(&beta.url))
         .await
         .unwrap();
     let toolkit = toolkit_of(&registry);
@@ -197,19 +197,19 @@ async fn two_agents_same_named_tools_do_not_collide() {
     }
     // Without a distinguishing prefix the registry refuses, naming both agents.
     let err = registry
-        .add_agent(AgentConfig::new("gamma", &beta.url).prefix("alpha_"))
+        .add_agent("gamma", AgentConfig::new(&beta.url).prefix("alpha_"))
         .await
         .unwrap_err();
     assert!(matches!(err, A2aClientError::Config(_)), "{err}");
     assert!(err.to_string().contains("agent `alpha`"), "{err}");
     // Aliases are unique and checked.
     let err = registry
-        .add_agent(AgentConfig::new("alpha", &beta.url))
+        .add_agent("alpha", AgentConfig::new(&beta.url))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("already registered"), "{err}");
     let err = registry
-        .add_agent(AgentConfig::new("bad alias", &beta.url))
+        .add_agent("bad alias", AgentConfig::new(&beta.url))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("invalid"), "{err}");
@@ -220,7 +220,7 @@ async fn refresh_picks_up_card_changes() {
     let peer = start(Env::A2a1, "a2a_tool_peer.py", &[]).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("py", &peer.url))
+        .add_agent("py", AgentConfig::new(&peer.url))
         .await
         .unwrap();
     let old_toolkit = toolkit_of(&registry);
@@ -296,15 +296,18 @@ async fn bearer_tokens_are_per_agent() {
     let registry = RemoteToolRegistry::new();
     // The card is public; the calls need the token.
     registry
-        .add_agent(AgentConfig::new("open", &peer.url))
+        .add_agent("open", AgentConfig::new(&peer.url))
         .await
         .unwrap();
     registry
-        .add_agent(AgentConfig::new("auth", &peer.url).bearer_token("s3cret"))
+        .add_agent("auth", AgentConfig::new(&peer.url).bearer_token("s3cret"))
         .await
         .unwrap();
     registry
-        .add_agent(AgentConfig::new("old", &peer.url).prefer_version(WireVersion::V03))
+        .add_agent(
+            "old",
+            AgentConfig::new(&peer.url).prefer_version(WireVersion::V03),
+        )
         .await
         .unwrap();
     let toolkit = toolkit_of(&registry);
@@ -330,7 +333,7 @@ async fn unreachable_agents_and_bad_cards_are_clear_errors() {
     let registry = RemoteToolRegistry::new();
     let port = crate::peers::free_port();
     let err = registry
-        .add_agent(AgentConfig::new("none", format!("http://127.0.0.1:{port}")))
+        .add_agent("none", AgentConfig::new(format!("http://127.0.0.1:{port}")))
         .await
         .unwrap_err();
     assert!(matches!(err, A2aClientError::Connection { .. }), "{err}");

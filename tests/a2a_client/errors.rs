@@ -71,7 +71,7 @@ async fn failures_are_classified_for_the_retry_policy() {
     let base = misbehaving_server().await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("bad", &base))
+        .add_agent("bad", AgentConfig::new(&base))
         .await
         .unwrap();
     let toolkit = Toolkit::builder()
@@ -121,7 +121,9 @@ async fn client_errors_are_classified() {
     let port = crate::peers::free_port();
     let mut moved = card.clone();
     moved.supported_interfaces[0].url = format!("http://127.0.0.1:{port}/rpc");
-    let gone = RemoteAgent::builder(&base).with_card(moved).unwrap();
+    let gone = RemoteAgent::connect(AgentConfig::new(&base).card(moved))
+        .await
+        .unwrap();
     let err = gone.send_message(&request).await.unwrap_err();
     assert!(matches!(err, A2aClientError::Connection { .. }), "{err:?}");
     let err = gone.cancel_task("t").await.unwrap_err();

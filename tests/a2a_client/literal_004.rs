@@ -181,7 +181,7 @@ async fn agent_calls_a_004_peer(wire: WireVersion) {
     let peer = literal_peer(wire).await;
     let registry = RemoteToolRegistry::new();
     let names = registry
-        .add_agent(AgentConfig::new("w", &peer.url))
+        .add_agent("w", AgentConfig::new(&peer.url))
         .await
         .unwrap();
     assert_eq!(names, ["w_get_weather", "w_ping"]);

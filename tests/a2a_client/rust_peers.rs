@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_toolkit::a2a::client::{
     A2aClientError, AgentConfig, ClientToolsSession, RemoteAgent, RemoteToolRegistry, WireVersion,
 };
-use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer};
+use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer, ServerOptions};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     ReActAgent,
@@ -87,10 +87,11 @@ async fn tool_server(token: Option<&str>) -> ToolServer {
         .context_shared(drops.clone())
         .build()
         .unwrap();
-    let mut server = A2aToolServer::new(&toolkit).name("rust tools");
+    let mut options = ServerOptions::new().name("rust tools");
     if let Some(token) = token {
-        server = server.bearer_token(token);
+        options = options.bearer_token(token);
     }
+    let server = A2aToolServer::new(&toolkit).options(options);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(server.serve(listener));
@@ -105,7 +106,7 @@ async fn remote_tools(version: WireVersion) {
     let server = tool_server(None).await;
     let registry = RemoteToolRegistry::new();
     let names = registry
-        .add_agent(AgentConfig::new("rs", &server.url).prefer_version(version))
+        .add_agent("rs", AgentConfig::new(&server.url).prefer_version(version))
         .await
         .unwrap();
     assert_eq!(names, ["rs_add", "rs_slow", "rs_fail"]);
@@ -235,11 +236,11 @@ async fn bearer_token_to_our_tool_server() {
     let server = tool_server(Some("tok")).await;
     let registry = RemoteToolRegistry::new();
     registry
-        .add_agent(AgentConfig::new("anon", &server.url))
+        .add_agent("anon", AgentConfig::new(&server.url))
         .await
         .unwrap();
     registry
-        .add_agent(AgentConfig::new("auth", &server.url).bearer_token("tok"))
+        .add_agent("auth", AgentConfig::new(&server.url).bearer_token("tok"))
         .await
         .unwrap();
     let local = Toolkit::builder()
@@ -330,9 +331,7 @@ async fn max_rounds_with_our_agent_server() {
         })));
     let url = agent_server(model).await;
     let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
-    let agent = RemoteAgent::builder(&url)
-        .prefer_version(WireVersion::V03)
-        .connect()
+    let agent = RemoteAgent::connect(AgentConfig::new(&url).prefer_version(WireVersion::V03))
         .await
         .unwrap();
     let mut session = ClientToolsSession::new(agent, toolkit).max_rounds(2);
@@ -386,9 +385,7 @@ async fn client_tools_with_our_agent_server_answering_in_messages() {
         let url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(server.serve(listener));
         let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
-        let agent = RemoteAgent::builder(&url)
-            .prefer_version(version)
-            .connect()
+        let agent = RemoteAgent::connect(AgentConfig::new(&url).prefer_version(version))
             .await
             .unwrap();
         let mut session = ClientToolsSession::new(agent, toolkit);

@@ -1,4 +1,4 @@
-//! The client-side-tools loop (design (a)) against an agent on the official Python SDK 1.x:
+//! The client-side tools loop against an agent on the official Python SDK 1.x:
 //! tool definitions out, tool calls run locally in parallel, results (failures included) back on
 //! the same task, the answer from the artifact; follow-up turns on the same context; the
 //! round limit.
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_toolkit::a2a::client::{
-    A2aClientError, ClientToolsSession, RemoteAgent, TranscriptEntry, WireVersion,
+    A2aClientError, AgentConfig, ClientToolsSession, RemoteAgent, TranscriptEntry, WireVersion,
 };
 use agent_toolkit::a2a::types::TaskState;
 use agent_toolkit::prelude::*;
@@ -50,9 +50,7 @@ fn local_toolkit() -> Toolkit {
 
 async fn flow(version: WireVersion) {
     let peer = start(Env::A2a1, "a2a_agent_peer.py", &[]).await;
-    let agent = RemoteAgent::builder(&peer.url)
-        .prefer_version(version)
-        .connect()
+    let agent = RemoteAgent::connect(AgentConfig::new(&peer.url).prefer_version(version))
         .await
         .unwrap();
     assert_eq!(agent.version(), version);

@@ -1,6 +1,7 @@
 //! Bad requests over raw HTTP: each gets the spec's error code (or a model-visible tool
 //! error), and the server keeps serving.
 
+use agent_toolkit::a2a::server::ServerOptions;
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -247,7 +248,10 @@ async fn integral_floats_are_accepted_for_integers() {
 #[tokio::test]
 async fn a_body_over_the_limit_gets_413() {
     let kit = toolkit(&Probe::default());
-    let base = tool_server(&kit, |s| s.max_body_bytes(4096)).await;
+    let base = tool_server(&kit, |s| {
+        s.options(ServerOptions::new().max_body_bytes(4096))
+    })
+    .await;
     let big = call_message("get_weather", json!({"city": "x".repeat(8192)}));
     let (status, body) = post(&base, &[V1], send(big)).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
@@ -262,7 +266,10 @@ async fn a_body_over_the_limit_gets_413() {
 #[tokio::test]
 async fn missing_or_wrong_bearer_tokens_get_401() {
     let kit = toolkit(&Probe::default());
-    let base = tool_server(&kit, |s| s.bearer_token("s3cret")).await;
+    let base = tool_server(&kit, |s| {
+        s.options(ServerOptions::new().bearer_token("s3cret"))
+    })
+    .await;
     let request = send(call_message("add", json!({"a": 1, "b": 2})));
     for headers in [
         vec![V1],

@@ -106,7 +106,7 @@ async fn execute_remote_tool(
         .filter(|ms| ms.fract() == 0.0 && *ms >= 0.0)
         .unwrap_or_else(|| panic!("no execution_time_ms in whole milliseconds: {body:#}"));
     let mut result = data["data"].clone();
-    agent_toolkit::a2a::integral_floats_to_ints(&mut result);
+    agent_toolkit::a2a::parts::integral_floats_to_ints(&mut result);
     RemoteToolResult {
         result,
         execution_time_ms: ms as u64,

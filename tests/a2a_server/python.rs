@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use agent_toolkit::a2a::server::ServerOptions;
 use serde_json::{Value, json};
 
 use crate::fixtures::{Probe, agent_server, tool_server, toolkit};
@@ -33,7 +34,14 @@ async fn stopped(probe: &Probe) -> usize {
 async fn python_1x_client_calls_streams_and_cancels_remote_tools() {
     let probe = Probe::default();
     let kit = toolkit(&probe);
-    let base = tool_server(&kit, |s| s.name("Test tools").bearer_token("s3cret")).await;
+    let base = tool_server(&kit, |s| {
+        s.options(
+            ServerOptions::new()
+                .name("Test tools")
+                .bearer_token("s3cret"),
+        )
+    })
+    .await;
     let r = report(Env::A2a1, "a2a_client_tools.py", &[&base, "s3cret"]).await;
 
     // The card: one skill per active tool, tagged `tool`, schemas in the extension (the

@@ -1,5 +1,6 @@
 //! The tool server's card and calls over raw HTTP.
 
+use agent_toolkit::a2a::server::ServerOptions;
 use serde_json::{Value, json};
 
 use crate::fixtures::{Probe, V1, call_message, post, send, tool_result, tool_server, toolkit};
@@ -67,7 +68,11 @@ async fn group_toggles_change_the_card_and_what_is_callable() {
 async fn the_card_is_the_merged_1_0_and_0_3_card() {
     let kit = toolkit(&Probe::default());
     let base = tool_server(&kit, |s| {
-        s.name("Merged").public_url("https://tools.example.com/a2a")
+        s.options(
+            ServerOptions::new()
+                .name("Merged")
+                .public_url("https://tools.example.com/a2a"),
+        )
     })
     .await;
     let card = card(&base).await;
@@ -84,7 +89,7 @@ async fn the_card_is_the_merged_1_0_and_0_3_card() {
     assert_eq!(card["preferredTransport"], "JSONRPC");
     assert_eq!(card["capabilities"]["streaming"], true);
     let ext = &card["capabilities"]["extensions"][0];
-    assert_eq!(ext["uri"], agent_toolkit::a2a::server::TOOLS_EXTENSION_URI);
+    assert_eq!(ext["uri"], agent_toolkit::a2a::TOOLS_EXTENSION_URI);
     let weather = &ext["params"]["tools"]["get_weather"];
     assert_eq!(
         weather["inputSchema"]["properties"]["city"]["type"],
@@ -113,7 +118,7 @@ async fn the_card_is_the_merged_1_0_and_0_3_card() {
     );
     assert!(card["skills"][0].get("output_schema").is_none(), "{card:#}");
     // Both generations of readers accept it.
-    agent_toolkit::a2a::compat::card_from_v03(&card).unwrap();
+    agent_toolkit::a2a::client::parse_card(card.clone()).unwrap();
     serde_json::from_value::<agent_toolkit::a2a::types::AgentCard>(card).unwrap();
     // The 0.2-era path serves the same card.
     let old: Value = reqwest::get(format!("{base}/.well-known/agent.json"))

@@ -1,4 +1,4 @@
-"""An agent on the official a2a-sdk 1.x that plays the client-side-tools flow (design (a)).
+"""An agent on the official a2a-sdk 1.x that plays the client-side tools flow.
 
 1. The client sends a user message plus a data part with `metadata.type = "tool-definitions"`
    (`{"tools": [OpenAI function tools]}`).

@@ -38,18 +38,17 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A client toolkit whose `srv_add3` is the server's `add3`, reached as `config` says.
 async fn client(url: &str, version: WireVersion, streaming: bool) -> Toolkit {
     let registry = RemoteToolRegistry::new();
-    let config = AgentConfig::new("srv", url).prefer_version(version);
-    if streaming {
-        registry.add_agent(config).await.expect("discover");
-    } else {
+    let mut config = AgentConfig::new(url).prefer_version(version);
+    if !streaming {
         let mut card = agent_toolkit::a2a::client::RemoteAgent::connect(url)
             .await
             .expect("card")
             .card()
             .clone();
         card.capabilities.streaming = Some(false);
-        registry.add_agent_card(config, card).expect("register");
+        config = config.card(card);
     }
+    registry.add_agent("srv", config).await.expect("register");
     Toolkit::builder()
         .register(registry.tools())
         .build()

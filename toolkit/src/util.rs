@@ -2,6 +2,9 @@
 
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+use serde_json::Value;
+
 /// Lock `mutex`, recovering the data when another thread panicked while holding it: every
 /// structure guarded this way stays consistent at each step, so the data is still good, and a
 /// panic elsewhere must not turn into a second one here.
@@ -34,9 +37,72 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+// Used by the A2A and MCP modules so far (`model::text_calls` keeps a copy of `json_kind`).
+
+/// A JSON value's type as an error message names it: `null`, `a boolean`, `a number`,
+/// `a string`, `an array` or `an object`.
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Runs `action` when dropped, unless [defused](Self::defuse) first: the clean-up of work a
+/// future started and may not finish, because a timeout, a cancellation or a dropped batch can
+/// drop the future at any `.await`.
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+#[must_use = "the action runs when the guard is dropped"]
+pub(crate) struct OnDrop<F: FnOnce()> {
+    action: Option<F>,
+}
+
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+impl<F: FnOnce()> OnDrop<F> {
+    /// A guard that runs `action` when dropped.
+    pub(crate) fn new(action: F) -> Self {
+        OnDrop {
+            action: Some(action),
+        }
+    }
+
+    /// The work finished: drop the guard without running the action.
+    pub(crate) fn defuse(mut self) {
+        self.action = None;
+    }
+}
+
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+impl<F: FnOnce()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        if let Some(action) = self.action.take() {
+            action();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::prefix;
+
+    #[cfg(any(feature = "a2a", feature = "mcp"))]
+    #[test]
+    fn drop_guards_run_unless_defused() {
+        use std::cell::Cell;
+
+        use super::OnDrop;
+
+        let ran = Cell::new(0);
+        drop(OnDrop::new(|| ran.set(ran.get() + 1)));
+        assert_eq!(ran.get(), 1);
+        OnDrop::new(|| ran.set(ran.get() + 1)).defuse();
+        assert_eq!(ran.get(), 1);
+    }
 
     #[test]
     fn prefixes_end_on_character_boundaries() {

@@ -11,7 +11,7 @@ mod peers;
 
 use std::time::Duration;
 
-use agent_toolkit::a2a::server::A2aToolServer;
+use agent_toolkit::a2a::server::{A2aToolServer, ServerOptions};
 use agent_toolkit::prelude::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-toolkit");
@@ -215,8 +215,7 @@ async fn our_a2a_server() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = A2aToolServer::new(&toolkit)
-        .name("CLI fixture")
-        .bearer_token(TOKEN);
+        .options(ServerOptions::new().name("CLI fixture").bearer_token(TOKEN));
     let task = tokio::spawn(server.serve(listener));
 
     let card = cli(&["card", &url]).await;

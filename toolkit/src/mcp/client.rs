@@ -1,16 +1,15 @@
 //! [`McpClient`]: one MCP server, reached over stdio (a child process) or streamable HTTP,
 //! with tool listing, tool calls with progress and cancellation, and reconnection.
 
-use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, RequestId, ServerResult, Tool,
+    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProtocolVersion,
+    ServerResult, Tool,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError, ServiceExt,
@@ -18,106 +17,12 @@ use rmcp::service::{
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
-use super::McpError;
-
-/// Where an MCP server is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum McpTarget {
-    /// A program started as a child process, spoken to over its stdin and stdout. Its stderr
-    /// is passed through to ours.
-    Command {
-        /// The program (looked up in `PATH`).
-        program: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Extra environment variables (the rest of ours is inherited).
-        env: Vec<(String, String)>,
-    },
-    /// A streamable-HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
-    Url(String),
-}
-
-impl McpTarget {
-    /// A program to start, with its arguments.
-    pub fn command<S: Into<String>>(
-        program: impl Into<String>,
-        args: impl IntoIterator<Item = S>,
-    ) -> Self {
-        McpTarget::Command {
-            program: program.into(),
-            args: args.into_iter().map(Into::into).collect(),
-            env: Vec::new(),
-        }
-    }
-
-    /// A streamable-HTTP endpoint.
-    pub fn url(url: impl Into<String>) -> Self {
-        McpTarget::Url(url.into())
-    }
-
-    /// The same command with one more environment variable (no effect on a URL).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        if let McpTarget::Command { env, .. } = &mut self {
-            env.push((key.into(), value.into()));
-        }
-        self
-    }
-}
-
-impl fmt::Display for McpTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            McpTarget::Command { program, args, .. } => {
-                write!(f, "`{program}")?;
-                for arg in args {
-                    write!(f, " {arg}")?;
-                }
-                f.write_str("`")
-            }
-            McpTarget::Url(url) => f.write_str(url),
-        }
-    }
-}
-
-/// How an [`McpClient`] introduces itself and how long it waits.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct McpClientOptions {
-    /// The client name sent in `initialize`.
-    pub name: String,
-    /// The client version sent in `initialize`.
-    pub version: String,
-    /// Longest wait for a connection and its `initialize` handshake (default 30 s).
-    pub connect_timeout: Duration,
-    /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
-    /// their own: the toolkit's timeouts apply to them, or the caller's.
-    pub request_timeout: Duration,
-}
-
-impl Default for McpClientOptions {
-    fn default() -> Self {
-        McpClientOptions {
-            name: "agent-toolkit".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            connect_timeout: Duration::from_secs(30),
-            request_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-/// One progress notification of a tool call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct McpProgress {
-    /// Progress so far (increases with every notification).
-    pub progress: f64,
-    /// The total, when known.
-    pub total: Option<f64>,
-    /// What is happening.
-    pub message: Option<String>,
-}
+use super::error::McpError;
+use super::progress::{McpProgress, ProgressRouter};
+use super::target::{McpClientOptions, McpTarget};
+use crate::util::{OnDrop, json_kind};
 
 /// A connection to one MCP server, made on first use and remade after it is lost.
 ///
@@ -239,9 +144,7 @@ impl McpClient {
             Value::Object(map) => Some(map),
             Value::Null => None,
             other => {
-                return Err(McpError::InvalidArguments(
-                    super::convert::kind_of(&other).into(),
-                ));
+                return Err(McpError::InvalidArguments(json_kind(&other).into()));
             }
         };
         let (peer, generation) = self.peer().await?;
@@ -256,10 +159,7 @@ impl McpClient {
             Err(e) => return Err(self.failure("tools/call", generation, e).await),
         };
         let mut progress = self.inner.progress.subscribe(handle.progress_token.clone());
-        let mut cancel = CancelOnDrop {
-            peer: Some(peer.clone()),
-            id: handle.id.clone(),
-        };
+        let cancel = cancel_on_drop(peer.clone(), handle.id.clone());
         let response = {
             let mut response = std::pin::pin!(handle.await_response());
             loop {
@@ -269,7 +169,7 @@ impl McpClient {
                 }
             }
         };
-        cancel.peer = None;
+        cancel.defuse();
         // rmcp hands each notification to its own task, so the last ones may land just after
         // the response: give them one turn of the scheduler, then take what has arrived.
         tokio::task::yield_now().await;
@@ -447,102 +347,18 @@ impl ClientHandler for ClientSide {
     }
 }
 
-/// Sends `notifications/cancelled` for a call whose caller stopped waiting.
-struct CancelOnDrop {
-    /// `None` once the call finished.
-    peer: Option<Peer<RoleClient>>,
-    id: RequestId,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(peer) = self.peer.take() else {
-            return;
-        };
+/// A guard that sends `notifications/cancelled` for call `id` if its caller stops waiting
+/// (the call's future is dropped before the answer came). Best effort, in the background.
+fn cancel_on_drop(peer: Peer<RoleClient>, id: rmcp::model::RequestId) -> OnDrop<impl FnOnce()> {
+    OnDrop::new(move || {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let id = self.id.clone();
         runtime.spawn(async move {
             let reason = Some("the caller stopped waiting for the result".to_string());
             let _ = peer
                 .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
                 .await;
         });
-    }
-}
-
-/// Hands progress notifications to the call that asked for them. A notification can overtake
-/// the subscription (the request is on the wire before its caller subscribes), so a few early
-/// ones are kept for a moment.
-#[derive(Default)]
-struct ProgressRouter {
-    state: Mutex<RouterState>,
-}
-
-#[derive(Default)]
-struct RouterState {
-    subscribers: HashMap<ProgressToken, mpsc::UnboundedSender<McpProgress>>,
-    early: VecDeque<(ProgressToken, McpProgress)>,
-}
-
-/// Early notifications kept for calls that have not subscribed yet.
-const EARLY_PROGRESS: usize = 64;
-
-struct ProgressSubscription {
-    rx: mpsc::UnboundedReceiver<McpProgress>,
-    token: ProgressToken,
-    router: Arc<ProgressRouter>,
-}
-
-impl Drop for ProgressSubscription {
-    fn drop(&mut self) {
-        self.router.lock().subscribers.remove(&self.token);
-    }
-}
-
-impl ProgressRouter {
-    fn lock(&self) -> std::sync::MutexGuard<'_, RouterState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn subscribe(self: &Arc<Self>, token: ProgressToken) -> ProgressSubscription {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let mut state = self.lock();
-        let early = std::mem::take(&mut state.early);
-        for (t, event) in early {
-            if t == token {
-                let _ = tx.send(event);
-            } else {
-                state.early.push_back((t, event));
-            }
-        }
-        state.subscribers.insert(token.clone(), tx);
-        drop(state);
-        ProgressSubscription {
-            rx,
-            token,
-            router: self.clone(),
-        }
-    }
-
-    fn dispatch(&self, params: ProgressNotificationParam) {
-        let event = McpProgress {
-            progress: params.progress,
-            total: params.total,
-            message: params.message,
-        };
-        let mut state = self.lock();
-        match state.subscribers.get(&params.progress_token) {
-            Some(tx) => {
-                let _ = tx.send(event);
-            }
-            None => {
-                if state.early.len() == EARLY_PROGRESS {
-                    state.early.pop_front();
-                }
-                state.early.push_back((params.progress_token, event));
-            }
-        }
-    }
+    })
 }

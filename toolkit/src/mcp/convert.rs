@@ -8,6 +8,7 @@ use crate::schema::Dialect;
 use crate::tool::ToolDefinition;
 use crate::tool::{Content, ToolOptions, ToolOutput, ToolResult};
 use crate::toolkit::Toolkit;
+use crate::util::{json_kind, prefix};
 
 /// The tools active in `toolkit`, as `tools/list` entries, in registration order.
 pub(super) fn listed_tools(toolkit: &Toolkit) -> Vec<Tool> {
@@ -61,7 +62,7 @@ pub(super) fn call_result(
         None if declares_output() => error_result(&format!(
             "the tool `{}` produced output that is not the JSON object its output schema declares (for example because it was longer than the server's output limit): {}",
             result.name,
-            preview(output.as_text())
+            prefix(output.as_text(), 200)
         )),
         None => CallToolResult::success(vec![ContentBlock::text(output.as_text())]),
     }
@@ -75,14 +76,6 @@ pub(super) fn cancelled_result() -> CallToolResult {
 
 fn error_result(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
-}
-
-fn preview(text: &str) -> &str {
-    let mut end = text.len().min(200);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// Toolkit options from an imported tool's annotations. MCP's defaults differ from the
@@ -161,19 +154,8 @@ pub(super) fn arguments_object(raw: &str) -> Result<Option<Map<String, Value>>, 
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Object(map)) => Ok(Some(map)),
         Ok(Value::Null) => Ok(None),
-        Ok(other) => Err(format!("a JSON {}", kind_of(&other))),
+        Ok(other) => Err(json_kind(&other).to_string()),
         Err(e) => Err(format!("text that is not JSON ({e})")),
-    }
-}
-
-pub(super) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
@@ -215,7 +197,7 @@ mod tests {
         assert_eq!(err.message(), "no");
         assert_eq!(
             arguments_object("[1]").unwrap_err(),
-            "a JSON array",
+            "an array",
             "arguments must be an object"
         );
         assert_eq!(arguments_object("").unwrap(), None);

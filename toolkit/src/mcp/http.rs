@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 
-use super::McpServer;
+use super::server::McpServer;
 
 /// Largest request body accepted (the limit rmcp applies too): 4 MiB.
 const MAX_BODY_BYTES: usize = 4 << 20;

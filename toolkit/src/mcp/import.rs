@@ -7,14 +7,17 @@ use std::sync::{Arc, RwLock, Weak};
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use super::client::{ClientInner, McpClient, McpTarget};
-use super::{McpError, convert};
+use super::client::{ClientInner, McpClient};
+use super::convert;
+use super::error::McpError;
+use super::target::McpTarget;
 use crate::args::ToolArgs;
 use crate::context::{FromToolContext, ToolEmitter};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::schema::{Dialect, NameMap};
 use crate::tool::{AgentTool, ToolFuture, ToolSpec};
 use crate::toolkit::{DynamicTools, WeakDynamicTools};
+use crate::util;
 
 /// The tools of one MCP server, imported into a toolkit.
 ///
@@ -107,7 +110,7 @@ impl McpImport {
 
     /// The server's name of the tool called `local` in the toolkit.
     pub fn original_name(&self, local: &str) -> Option<String> {
-        read(&self.state.names).get(local).cloned()
+        util::read(&self.state.names).get(local).cloned()
     }
 
     /// List the server's tools again now and replace the set.
@@ -124,12 +127,6 @@ impl std::fmt::Debug for McpImport {
             .field("tools", &self.tools.names())
             .finish()
     }
-}
-
-fn read(
-    lock: &RwLock<HashMap<String, String>>,
-) -> std::sync::RwLockReadGuard<'_, HashMap<String, String>> {
-    lock.read().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Re-list on every change notice, as long as anybody holds the set and the client. Holds no
@@ -170,7 +167,7 @@ async fn refresh(
     for (tool, local) in listed.into_iter().zip(&local) {
         let name = map.wire_name(local).unwrap_or(local).to_string();
         names.insert(name.clone(), tool.name.to_string());
-        set.push(Arc::new(RemoteTool {
+        set.push(Arc::new(ImportedTool {
             name,
             tool,
             client: client.clone(),
@@ -182,12 +179,13 @@ async fn refresh(
             client.target()
         ))
     })?;
-    *state.names.write().unwrap_or_else(|p| p.into_inner()) = names;
+    *util::write(&state.names) = names;
     Ok(())
 }
 
-/// One imported tool.
-struct RemoteTool {
+/// One imported tool: a tool of the MCP server, called through the client. (Not to be confused
+/// with the A2A [`RemoteTool`](crate::a2a::client::RemoteTool), another agent's tool.)
+struct ImportedTool {
     /// The name in the toolkit.
     name: String,
     /// The server's description of it.
@@ -195,7 +193,7 @@ struct RemoteTool {
     client: McpClient,
 }
 
-impl AgentTool for RemoteTool {
+impl AgentTool for ImportedTool {
     fn spec(&self) -> ToolSpec {
         let tool = &self.tool;
         let description = tool

@@ -1,6 +1,17 @@
 //! MCP (Model Context Protocol) interop through `rmcp`, the official Rust MCP SDK: serve a
 //! toolkit to MCP clients, and import the tools of MCP servers into a toolkit.
 //!
+//! | module | owns | depends on |
+//! |---|---|---|
+//! | `error` | [`McpError`] | — |
+//! | `convert` | the toolkit's types to and from rmcp's wire types | — |
+//! | `server` | [`McpServer`] (one session's handler) and [`McpSession`] | `convert` |
+//! | `stdio`, `http` | the stdio transport ([`McpServer::serve_stdio`]) and [`McpHttpService`] | `server`, `error` |
+//! | `toolkit` | [`Toolkit::serve_mcp_stdio`] and [`Toolkit::mcp_http_service`] | `server`, `stdio`, `http` |
+//! | `target`, `progress` | where a server is ([`McpTarget`], [`McpClientOptions`]); call progress ([`McpProgress`]) | — |
+//! | `client` | [`McpClient`]: connection, listing, calls, reconnection | `target`, `progress`, `error` |
+//! | `import` | [`McpImport`]: a server's tools as a toolkit's dynamic set | `client`, `convert`, `error` |
+//!
 //! The protocol (framing, the `initialize` handshake, sessions, SSE) is rmcp's; this module maps
 //! it onto the toolkit. It speaks the 2025-11-25 handshake era (and the older revisions rmcp
 //! knows): a `server/discover` probe from a newer, dual-era client is answered with `-32601`,
@@ -39,14 +50,19 @@ mod convert;
 mod error;
 mod http;
 mod import;
+mod progress;
 mod server;
 mod stdio;
+mod target;
+mod toolkit;
 
-pub use client::{McpClient, McpClientOptions, McpProgress, McpTarget};
+pub use client::McpClient;
 pub use error::McpError;
 pub use http::McpHttpService;
 pub use import::McpImport;
+pub use progress::McpProgress;
 pub use server::{McpServer, McpSession};
+pub use target::{McpClientOptions, McpTarget};
 
 // `rmcp` is deliberately not re-exported: a public path to it (and through it, to serde)
 // makes rustc name `serde::Deserialize` as `agent_toolkit::mcp::rmcp::serde::Deserialize` in

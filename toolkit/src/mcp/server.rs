@@ -120,7 +120,7 @@ impl McpSession {
 
 impl McpServer {
     /// A server for `toolkit`, announcing itself as `agent-toolkit` with this crate's version.
-    /// The session works on `toolkit` itself; [`McpHttpService`](super::McpHttpService) gives
+    /// The session works on `toolkit` itself; [`McpHttpService`](crate::mcp::McpHttpService) gives
     /// each HTTP session a view of its own.
     pub fn new(toolkit: &Toolkit) -> Self {
         let identity = Arc::new(Identity {
@@ -380,24 +380,5 @@ impl Reporter<'_> {
         if let Err(e) = self.peer.notify_progress(param).await {
             tracing::debug!(error = %e, "a progress notification could not be sent");
         }
-    }
-}
-
-impl Toolkit {
-    /// Serve this toolkit over MCP on stdin/stdout until the client disconnects (stdin
-    /// closes). Log to stderr only: stdout carries the protocol.
-    ///
-    /// A line that is not JSON gets a `-32700` parse error (with `"id": null`), one that is
-    /// JSON but not a JSON-RPC message a `-32600`; the server keeps serving either way.
-    pub async fn serve_mcp_stdio(&self) -> Result<(), super::McpError> {
-        McpServer::new(self).serve_stdio().await
-    }
-
-    /// A streamable-HTTP MCP endpoint serving this toolkit, to mount in an axum router
-    /// (`Router::new().nest_service("/mcp", toolkit.mcp_http_service())`). Each client session
-    /// gets its own [`view`](Toolkit::view) of the toolkit. See
-    /// [`McpHttpService`](super::McpHttpService).
-    pub fn mcp_http_service(&self) -> super::McpHttpService {
-        super::McpHttpService::new(McpServer::new(self))
     }
 }

@@ -28,7 +28,8 @@ use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
-use super::{McpError, McpServer};
+use super::error::McpError;
+use super::server::McpServer;
 
 /// Replies owed for lines that were not JSON; more than this many at once are not all answered.
 const PENDING_REPLIES: usize = 64;

@@ -1,17 +1,90 @@
-//! Reading the tools an agent card offers: [`tools_from_card`].
+//! Agent cards: fetching one ([`fetch_card`]), reading it in any generation's shape
+//! ([`parse_card`]), and the tools it offers ([`tools_from_card`]).
 
 use a2a::{AgentCard, AgentExtension};
 use serde_json::{Map, Value, json};
 
-use crate::a2a::parts::integral_floats_to_ints;
+use super::error::A2aClientError;
+use crate::a2a::extensions::TOOLS_EXTENSION_URI;
+use crate::a2a::{compat, parts::integral_floats_to_ints};
 use crate::tool::ToolAnnotations;
+use crate::util::prefix;
 
-/// The URI of the tools extension this project's servers declare. Cards are read by the shape
-/// of the extension's `params` (a `tools` object), so peers using another URI work too.
-pub const TOOLS_EXTENSION_URI: &str = "https://agent-toolkit.dev/a2a/ext/tools/v1";
+/// The well-known path of an agent card (A2A 0.3 and 1.0).
+const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+
+/// Where 0.2-era agents serve their card.
+const LEGACY_CARD_PATH: &str = "/.well-known/agent.json";
+
+/// `url` without a trailing `/` or card path: the agent's base URL.
+pub(super) fn base_url(url: &str) -> String {
+    let url = url.trim_end_matches('/');
+    url.strip_suffix(AGENT_CARD_PATH)
+        .or_else(|| url.strip_suffix(LEGACY_CARD_PATH))
+        .unwrap_or(url)
+        .to_string()
+}
+
+/// Where the card of the agent at `url` is served.
+fn card_url(url: &str) -> String {
+    if url.ends_with(".json") {
+        url.to_string()
+    } else {
+        format!("{}{AGENT_CARD_PATH}", url.trim_end_matches('/'))
+    }
+}
+
+/// Fetch and read an agent card, in the 1.0 shape or the 0.3 one.
+pub(super) async fn fetch_card(
+    http: &reqwest_a2a::Client,
+    url: &str,
+    bearer: Option<&str>,
+) -> Result<AgentCard, A2aClientError> {
+    let url = card_url(url);
+    let mut request = http.get(&url).header("Accept", "application/json");
+    if let Some(token) = bearer {
+        request = request.bearer_auth(token);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|e| A2aClientError::from_http(&url, e))?;
+    let status = response.status();
+    let body = response
+        .text()
+        .await
+        .map_err(|e| A2aClientError::from_http(&url, e))?;
+    if !status.is_success() {
+        let message = format!("HTTP {status}: {}", prefix(&body, 200));
+        if status == reqwest_a2a::StatusCode::UNAUTHORIZED
+            || status == reqwest_a2a::StatusCode::FORBIDDEN
+        {
+            return Err(A2aClientError::Unauthorized { url, message });
+        }
+        return Err(A2aClientError::Card { url, message });
+    }
+    let value: Value = serde_json::from_str(&body).map_err(|e| A2aClientError::Card {
+        url: url.clone(),
+        message: format!("not JSON: {e}"),
+    })?;
+    parse_card(value).map_err(|message| A2aClientError::Card { url, message })
+}
+
+/// Read a card given as JSON, in the 1.0 shape (`supportedInterfaces`), the 0.3 one (`url`,
+/// `protocolVersion`, `preferredTransport`, `additionalInterfaces`) or the merged one.
+///
+/// Schemas a card puts on its skills (`input_schema`/`output_schema`, remote tools as design
+/// document 004 writes them) have no field in [`AgentSkill`](a2a::AgentSkill); they are kept in
+/// the card's extensions so that [`tools_from_card`] finds them (see there).
+pub fn parse_card(value: Value) -> Result<AgentCard, String> {
+    let mut card = compat::card_from_v03(&value).map_err(|e| e.to_string())?;
+    keep_skill_schemas(&value, &mut card);
+    Ok(card)
+}
 
 /// One tool an agent card offers.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RemoteToolInfo {
     /// The tool's name on the remote agent (what `_tool_call.name` carries).
     pub name: String,
@@ -40,8 +113,7 @@ pub struct RemoteToolInfo {
 /// - **Design 004's form:** `input_schema` / `output_schema` on the skill object itself
 ///   (`inputSchema` / `outputSchema` too, as some peers spell them). [`AgentSkill`](a2a::AgentSkill)
 ///   cannot hold them, so they survive only in a card read by
-///   [`parse_card`](super::parse_card) (and so by [`RemoteAgent`](super::RemoteAgent) and the
-///   registry), which keeps them in the card's extensions (URI `urn:agent-toolkit:skill-schemas`,
+///   [`parse_card`] (and so by [`RemoteAgent`](super::RemoteAgent) and the registry), which keeps them in the card's extensions (URI `urn:agent-toolkit:skill-schemas`,
 ///   `params.skills.<skill id>`). A card deserialized some other way has lost them.
 /// - When both forms give a schema, **the extension wins**, schema by schema (an `outputSchema`
 ///   only on the skill is still used): the extension is where this project and SDK-built peers
@@ -145,7 +217,7 @@ const SKILL_SCHEMAS_URI: &str = "urn:agent-toolkit:skill-schemas";
 /// `params.skills.<skill id> = {input_schema?, output_schema?}`. A schema equal to the one the
 /// tools extension already gives (this crate's servers write both) is not kept twice; nothing
 /// is added when no skill carries a schema of its own.
-pub(crate) fn keep_skill_schemas(raw: &Value, card: &mut AgentCard) {
+fn keep_skill_schemas(raw: &Value, card: &mut AgentCard) {
     let Some(skills) = raw.get("skills").and_then(Value::as_array) else {
         return;
     };
@@ -263,6 +335,24 @@ fn annotations(hints: &Map<String, Value>) -> ToolAnnotations {
 mod tests {
     use super::*;
 
+    #[test]
+    fn card_urls() {
+        assert_eq!(
+            card_url("http://h:1"),
+            "http://h:1/.well-known/agent-card.json"
+        );
+        assert_eq!(
+            card_url("http://h:1/"),
+            "http://h:1/.well-known/agent-card.json"
+        );
+        assert_eq!(card_url("http://h:1/x/card.json"), "http://h:1/x/card.json");
+        assert_eq!(
+            base_url("http://h:1/.well-known/agent-card.json"),
+            "http://h:1"
+        );
+        assert_eq!(base_url("http://h:1/"), "http://h:1");
+    }
+
     fn card(value: Value) -> AgentCard {
         serde_json::from_value(value).unwrap()
     }
@@ -327,13 +417,13 @@ mod tests {
         );
         // The official type drops the skill fields: reading the card as a plain `AgentCard`
         // loses them, which is why `parse_card` keeps them.
-        let plain = crate::a2a::compat::card_from_v03(&raw).unwrap();
+        let plain = compat::card_from_v03(&raw).unwrap();
         assert_eq!(
             tools_from_card(&plain)[0].input_schema,
             json!({"type": "object"})
         );
 
-        let card = crate::a2a::client::parse_card(raw).unwrap();
+        let card = parse_card(raw).unwrap();
         let tools = tools_from_card(&card);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["get_weather", "camel", "bare", "odd"]);
@@ -369,7 +459,7 @@ mod tests {
                 "skillId": "tool-t",
                 "inputSchema": {"type": "object", "properties": {"from_extension": {}}}}}}}]),
         );
-        let card = crate::a2a::client::parse_card(raw).unwrap();
+        let card = parse_card(raw).unwrap();
         let tool = &tools_from_card(&card)[0];
         assert_eq!(
             tool.input_schema,
@@ -388,7 +478,7 @@ mod tests {
             json!([{"id": "tool-t", "name": "t", "description": "d", "tags": ["tool"]}]),
             json!([]),
         );
-        let card = crate::a2a::client::parse_card(raw).unwrap();
+        let card = parse_card(raw).unwrap();
         assert_eq!(card.capabilities.extensions, Some(Vec::new()));
         // The same schema on the skill and in the extension (as this crate's servers write
         // them) is kept once.
@@ -399,7 +489,7 @@ mod tests {
             json!([{"uri": TOOLS_EXTENSION_URI, "params": {"tools": {"t": {
                 "skillId": "tool-t", "inputSchema": schema}}}}]),
         );
-        let card = crate::a2a::client::parse_card(raw).unwrap();
+        let card = parse_card(raw).unwrap();
         assert_eq!(card.capabilities.extensions.as_ref().unwrap().len(), 1);
         assert_eq!(tools_from_card(&card)[0].input_schema, schema);
     }

@@ -1,147 +1,174 @@
-//! [`AgentConfig`]: how to reach and name one agent, and [`local_name`]: how its tools are
-//! named locally.
+//! [`AgentConfig`]: where an A2A agent is and how to reach it, for a [`RemoteAgent`] and for
+//! the agents of a [`RemoteToolRegistry`] alike.
+//!
+//! [`RemoteAgent`]: super::RemoteAgent
+//! [`RemoteToolRegistry`]: super::RemoteToolRegistry
 
-use std::hash::{Hash, Hasher};
+use std::fmt;
 use std::time::Duration;
 
-use super::agent::WireVersion;
+use a2a::AgentCard;
 
-/// Longest tool name providers accept.
-const MAX_NAME: usize = 64;
+use super::wire::WireVersion;
 
-/// How to reach and name one agent.
+/// Where an A2A agent is and how to reach it: the one configuration of a connection, whether
+/// it is made alone ([`RemoteAgent::connect`](super::RemoteAgent::connect)) or for a registry
+/// ([`RemoteToolRegistry::add_agent`](super::RemoteToolRegistry::add_agent)).
+///
+/// - **Where:** the agent's URL — its base URL, where `/.well-known/agent-card.json` is
+///   served, or the card's own URL — or a [`card`](Self::card) already at hand.
+/// - **How to reach it:** the [`bearer_token`](Self::bearer_token), the
+///   [`http_client`](Self::http_client), and the protocol version to
+///   [prefer](Self::prefer_version) when the card offers more than one.
+/// - **How its tools are used locally** (read by a
+///   [`RemoteToolRegistry`](super::RemoteToolRegistry), which makes them; a lone
+///   [`RemoteAgent`](super::RemoteAgent) has no tools): the [`prefix`](Self::prefix) of their
+///   names, the [`group`](Self::group)s they join, and their [`tool_timeout`](Self::tool_timeout).
+///
+/// A URL converts into a config with defaults, so `RemoteAgent::connect("http://…")` works.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), agent_toolkit::a2a::client::A2aClientError> {
+/// use std::time::Duration;
+/// use agent_toolkit::a2a::client::{AgentConfig, RemoteAgent, RemoteToolRegistry};
+///
+/// let weather = AgentConfig::new("http://127.0.0.1:41241")
+///     .bearer_token("secret")
+///     .tool_timeout(Duration::from_secs(10));
+/// let agent = RemoteAgent::connect(weather.clone()).await?;
+/// let registry = RemoteToolRegistry::new();
+/// registry.add_agent("weather", weather).await?; // tools named `weather_<tool>`
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
+#[must_use = "pass it to RemoteAgent::connect or RemoteToolRegistry::add_agent"]
 pub struct AgentConfig {
-    pub(super) alias: String,
     pub(super) url: String,
+    pub(super) card: Option<AgentCard>,
     pub(super) bearer: Option<String>,
+    pub(super) http: Option<reqwest_a2a::Client>,
+    pub(super) prefer: WireVersion,
     pub(super) prefix: Option<String>,
     pub(super) groups: Vec<String>,
-    pub(super) timeout: Option<Duration>,
-    pub(super) prefer: WireVersion,
+    pub(super) tool_timeout: Option<Duration>,
 }
 
-impl std::fmt::Debug for AgentConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentConfig")
-            .field("alias", &self.alias)
             .field("url", &self.url)
+            .field("card", &self.card.as_ref().map(|c| &c.name))
+            // The token is a secret: say whether there is one, never what it is.
             .field("bearer", &self.bearer.as_ref().map(|_| "(redacted)"))
-            .field("prefix", &self.local_prefix())
+            .field("prefer", &self.prefer)
+            .field("prefix", &self.prefix)
             .field("groups", &self.groups)
-            .finish()
+            .field("tool_timeout", &self.tool_timeout)
+            .finish_non_exhaustive()
     }
 }
 
 impl AgentConfig {
-    /// The agent at `url` (its base URL, where `/.well-known/agent-card.json` is served),
-    /// known locally as `alias` (letters, digits, `_` and `-`).
-    pub fn new(alias: impl Into<String>, url: impl Into<String>) -> Self {
+    /// The agent at `url`: its base URL (the card is read from
+    /// `<url>/.well-known/agent-card.json`) or the card's own URL.
+    pub fn new(url: impl Into<String>) -> Self {
         AgentConfig {
-            alias: alias.into(),
             url: url.into(),
+            card: None,
             bearer: None,
+            http: None,
+            prefer: WireVersion::V1,
             prefix: None,
             groups: Vec::new(),
-            timeout: None,
-            prefer: WireVersion::V1,
+            tool_timeout: None,
         }
     }
 
-    /// Speak `version` to this agent when its card offers it (default: 1.x when offered, else
-    /// 0.3).
-    pub fn prefer_version(mut self, version: WireVersion) -> Self {
-        self.prefer = version;
+    /// Use this card instead of fetching it: no request is made until the first call, and a
+    /// registry keeps the card on [`refresh`](super::RemoteToolRegistry::refresh) instead of
+    /// re-reading it. Read a card given as JSON with [`parse_card`](super::parse_card), so the
+    /// schemas on its skills are kept.
+    pub fn card(mut self, card: AgentCard) -> Self {
+        self.card = Some(card);
         self
     }
 
-    /// Authenticate to this agent with `Authorization: Bearer <token>`.
+    /// Send `Authorization: Bearer <token>` with every request (the card fetch included).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(token.into());
         self
     }
 
-    /// Prefix of the local tool names (default: `<alias>_`). An empty prefix keeps the
-    /// remote names as they are; the toolkit then refuses two tools of the same name.
+    /// Use this HTTP client (`reqwest` 0.13) as it is, instead of the default one (plain
+    /// HTTP/1.1 with a 10-second connect timeout and no overall timeout, so streams last as
+    /// long as the remote work does) or the registry's.
+    pub fn http_client(mut self, client: reqwest_a2a::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// Speak `version` when the card offers an interface for it (default: 1.x when offered,
+    /// else 0.3). Useful to talk 0.3 to a server that offers both.
+    pub fn prefer_version(mut self, version: WireVersion) -> Self {
+        self.prefer = version;
+        self
+    }
+
+    /// Prefix of the local names of the agent's tools (default: `<alias>_`, after the alias
+    /// the registry knows the agent by). An empty prefix keeps the remote names as they are;
+    /// the toolkit then refuses two tools of the same name.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
     }
 
-    /// Put every tool of this agent into `group` (declare it on the toolkit builder).
+    /// Put every tool of the agent into `group` (declare it on the toolkit builder).
+    /// Repeatable.
     pub fn group(mut self, group: impl Into<String>) -> Self {
         self.groups.push(group.into());
         self
     }
 
-    /// Per-attempt timeout of this agent's tools (the toolkit's timeout applies otherwise).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+    /// Per-attempt timeout of the agent's tools (the toolkit's timeout applies otherwise).
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = Some(timeout);
         self
     }
 
-    /// The alias.
-    pub fn alias(&self) -> &str {
-        &self.alias
-    }
-
-    /// The agent's URL.
+    /// The agent's URL, as given.
     pub fn url(&self) -> &str {
         &self.url
     }
 
-    /// The prefix of the local tool names: the one set, or `<alias>_`.
-    pub(super) fn local_prefix(&self) -> String {
-        match &self.prefix {
-            Some(p) => p.clone(),
-            None => format!("{}_", self.alias),
-        }
+    /// The HTTP client of this agent: its own, else `fallback`.
+    pub(super) fn http_or(&self, fallback: &reqwest_a2a::Client) -> reqwest_a2a::Client {
+        self.http.clone().unwrap_or_else(|| fallback.clone())
     }
 }
 
-/// `prefix + name`, made valid for providers: `[a-zA-Z0-9_-]`, 1 to 64 characters. A name
-/// that had to be cut keeps a hash of the whole name, so two long names stay distinct.
-pub fn local_name(prefix: &str, name: &str) -> String {
-    let full = format!("{prefix}{name}");
-    let mut clean: String = full
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if clean.is_empty() {
-        clean.push('_');
+impl From<&str> for AgentConfig {
+    fn from(url: &str) -> Self {
+        AgentConfig::new(url)
     }
-    if clean.len() > MAX_NAME {
-        let mut hasher = rustc_hash::FxHasher::default();
-        full.hash(&mut hasher);
-        let suffix = format!("_{:08x}", hasher.finish() as u32);
-        clean.truncate(MAX_NAME - suffix.len());
-        clean.push_str(&suffix);
-    }
-    clean
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_names_are_valid_and_distinct() {
-        assert_eq!(local_name("a_", "search"), "a_search");
-        assert_eq!(local_name("", "web.search v2"), "web_search_v2");
-        let long_a = local_name("agent_", &"x".repeat(80));
-        let long_b = local_name("agent_", &format!("{}y", "x".repeat(79)));
-        assert_eq!(long_a.len(), 64);
-        assert_ne!(long_a, long_b);
-        assert!(
-            long_a
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        );
+impl From<String> for AgentConfig {
+    fn from(url: String) -> Self {
+        AgentConfig::new(url)
     }
+}
+
+impl From<&String> for AgentConfig {
+    fn from(url: &String) -> Self {
+        AgentConfig::new(url)
+    }
+}
+
+/// The HTTP client used when none is given: plain HTTP/1.1 with a connect timeout, no overall
+/// timeout (streams last as long as the remote work does; the toolkit's timeouts bound calls).
+pub(super) fn default_http_client() -> reqwest_a2a::Client {
+    reqwest_a2a::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .unwrap_or_default()
 }

@@ -1,8 +1,12 @@
-//! The client side of A2A interop: calling other agents' tools, and lending ours to an agent.
+//! The client side of A2A interop: calling other agents' tools (remote tools), and lending
+//! ours to an agent (client-side tools).
 //!
+//! - [`AgentConfig`]: where an agent is and how to reach it — URL or card, bearer token, HTTP
+//!   client, preferred wire version, and how its tools are named locally. The one config of
+//!   [`RemoteAgent::connect`] and [`RemoteToolRegistry::add_agent`].
 //! - [`RemoteAgent`]: a connection to one agent, made from its card. JSON-RPC 1.x through the
-//!   official `a2a-client-lf`; agents that offer only 0.3 are spoken to in 0.3 through
-//!   [`compat`](crate::a2a::compat).
+//!   official `a2a-client-lf`; agents that offer only 0.3 are spoken to in 0.3, converted at
+//!   the boundary, so callers see the 1.0 types either way ([`WireVersion`]).
 //! - [`RemoteToolRegistry`] and [`RemoteTool`] (remote tools): tools discovered from agent
 //!   cards (skills tagged `tool`, schemas in the tools extension or on the skill), registered in
 //!   a local [`Toolkit`](crate::Toolkit) like any other tool.
@@ -11,6 +15,11 @@
 //!   answers; in the project's convention or design document 000's, whichever the agent speaks.
 //! - [`A2aClientError`]: connection and protocol failures (retryable) told apart from refusals
 //!   and failed remote work.
+//!
+//! Inside, dependencies point one way: `wire` (the wire version and event stream) and `error`
+//! are leaves; `config` and `card` (fetching and reading cards) build on them; `v03` speaks the
+//! 0.3 wire; `agent` ([`RemoteAgent`]) uses all of those; `output` reads what a remote tool
+//! sends back; `remote_tool`, `registry` and `session` sit on top.
 //!
 //! # Remote tools on the wire
 //!
@@ -39,14 +48,13 @@ mod registry;
 mod remote_tool;
 mod session;
 mod v03;
+mod wire;
 
-pub use agent::{
-    AGENT_CARD_PATH, EventStream, RemoteAgent, RemoteAgentBuilder, WireVersion, parse_card,
-};
-pub use card::{RemoteToolInfo, TOOLS_EXTENSION_URI, tools_from_card};
-pub use config::{AgentConfig, local_name};
+pub use agent::RemoteAgent;
+pub use card::{RemoteToolInfo, parse_card, tools_from_card};
+pub use config::AgentConfig;
 pub use error::A2aClientError;
-pub(crate) use output::RESULT_WRAPPED;
 pub use registry::{RefreshChanges, RefreshReport, RemoteToolRegistry, RemoteTools};
 pub use remote_tool::RemoteTool;
-pub use session::{ClientToolsReply, ClientToolsSession, DEFAULT_MAX_ROUNDS, TranscriptEntry};
+pub use session::{ClientToolsReply, ClientToolsSession, TranscriptEntry};
+pub use wire::{EventStream, WireVersion};

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use a2a::{Artifact, Message, Part, PartContent, Task};
 use serde_json::{Value, json};
 
+use crate::a2a::extensions::RESULT_WRAPPED;
 use crate::a2a::parts::integral_floats_to_ints;
 use crate::context::ToolEmitter;
 use crate::error::{ToolError, ToolErrorKind};
@@ -69,11 +70,6 @@ pub(super) fn remote_tool_error(artifacts: &[&Artifact], message: String) -> Too
             .with_retryable(meta("retryable") == Some(Value::Bool(true))),
     }
 }
-
-/// The artifact-metadata flag saying a call's result is the `result` member of the artifact's
-/// data part: a text result (a text part beside it carries the same text) or JSON that is not
-/// an object. This crate's servers set it; a peer that does not is read by its parts.
-pub(crate) const RESULT_WRAPPED: &str = "wrapped";
 
 /// The output of the artifacts that hold a call's result. One artifact flagged
 /// [`RESULT_WRAPPED`] gives the `result` member of its data part: text when a text part is
@@ -163,7 +159,7 @@ pub(super) fn meta_flag(metadata: Option<&HashMap<String, Value>>, key: &str) ->
 }
 
 /// The text of parts (text parts as they are, data parts as JSON), one per line.
-pub(crate) fn parts_text(parts: &[Part]) -> String {
+pub(super) fn parts_text(parts: &[Part]) -> String {
     parts
         .iter()
         .filter_map(|p| match &p.content {

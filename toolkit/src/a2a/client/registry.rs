@@ -1,22 +1,27 @@
 //! [`RemoteToolRegistry`]: tools of other A2A agents, discovered from their cards.
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-use a2a::AgentCard;
 use tokio::sync::watch;
 
-use super::agent::{RemoteAgent, RemoteAgentBuilder, default_http_client, fetch_card};
-use super::card::tools_from_card;
-use super::config::{AgentConfig, local_name};
+use super::agent::RemoteAgent;
+use super::card::{RemoteToolInfo, tools_from_card};
+use super::config::{AgentConfig, default_http_client};
 use super::error::A2aClientError;
 use super::remote_tool::{AgentSlot, RemoteTool, base_options};
 use crate::tool::AgentTool;
 use crate::toolkit::{DynamicTools, IntoTools};
+use crate::util;
+
+/// Longest tool name providers accept.
+const MAX_NAME: usize = 64;
 
 /// What a refresh changed for one agent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RefreshChanges {
     /// Local names of tools that appeared.
     pub added: Vec<String>,
@@ -36,6 +41,7 @@ impl RefreshChanges {
 /// The outcome of [`RemoteToolRegistry::refresh`]: per agent, what changed or why its card
 /// could not be read (its tools are then kept as they were).
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct RefreshReport {
     /// Agents whose card was read, with what changed.
     pub changes: Vec<(String, RefreshChanges)>,
@@ -51,9 +57,9 @@ impl RefreshReport {
 }
 
 struct AgentEntry {
+    alias: String,
+    /// The card is re-read on refresh unless the config holds one.
     config: AgentConfig,
-    /// The card is re-read on refresh (false: registered with an explicit card).
-    discovered: bool,
     slot: Arc<AgentSlot>,
     tools: Vec<RemoteTool>,
 }
@@ -69,12 +75,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        if let Some(task) = self
-            .refresher
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
+        if let Some(task) = util::lock(&self.refresher).take() {
             task.abort();
         }
     }
@@ -99,7 +100,7 @@ impl Drop for Inner {
 /// use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry};
 ///
 /// let registry = RemoteToolRegistry::new();
-/// registry.add_agent(AgentConfig::new("weather", "http://127.0.0.1:41241")).await?;
+/// registry.add_agent("weather", AgentConfig::new("http://127.0.0.1:41241")).await?;
 /// let toolkit = Toolkit::builder()
 ///     .group("remote", "Tools of other agents")
 ///     .register(registry.tools())
@@ -115,9 +116,8 @@ impl Drop for Inner {
 /// [`changes`](Self::changes) says when — while one following
 /// [`dynamic_tools`](Self::dynamic_tools) sees them at once.
 ///
-/// Explicitly registered agents ([`add_agent_card`](Self::add_agent_card)) keep the card they
-/// were given (read it with [`parse_card`](super::parse_card) so schemas on its skills are
-/// kept). A card without the tools extension still works: schemas on its skills
+/// Agents registered with a card at hand ([`AgentConfig::card`]) keep the card they were given
+/// (read it with [`parse_card`](super::parse_card) so schemas on its skills are kept). A card without the tools extension still works: schemas on its skills
 /// (`input_schema`/`output_schema`) are used, and a tool with none gets the permissive input
 /// schema `{"type": "object"}` (see [`tools_from_card`](super::tools_from_card)).
 #[derive(Clone)]
@@ -145,7 +145,8 @@ impl RemoteToolRegistry {
         Self::with_http_client(default_http_client())
     }
 
-    /// An empty registry using `http` (`reqwest` 0.13) for every agent.
+    /// An empty registry using `http` (`reqwest` 0.13) for every agent whose config names no
+    /// [client of its own](AgentConfig::http_client).
     pub fn with_http_client(http: reqwest_a2a::Client) -> Self {
         RemoteToolRegistry {
             inner: Arc::new(Inner {
@@ -158,25 +159,21 @@ impl RemoteToolRegistry {
         }
     }
 
-    /// Fetch the card of the agent `config` names and add its tools. Returns their local
-    /// names. Fails if the card cannot be read, the alias is taken or invalid, or a local name
-    /// would collide with one already registered.
-    pub async fn add_agent(&self, config: AgentConfig) -> Result<Vec<String>, A2aClientError> {
-        self.check_alias(&config.alias)?;
-        let agent = self.connect(&config).await?;
-        self.insert(config, agent, true)
-    }
-
-    /// Add an agent from a card already at hand (explicit registration: no card fetch now or on
-    /// refresh). Returns the local names of its tools.
-    pub fn add_agent_card(
+    /// Add the agent `config` names, known locally as `alias` (letters, digits, `_` and `-`;
+    /// its tools are named `<alias>_<tool>` unless the config sets another
+    /// [prefix](AgentConfig::prefix)): fetch its card, unless the config
+    /// [holds one](AgentConfig::card), and add its tools. Returns their local names. Fails if
+    /// the card cannot be read, the alias is taken or invalid, or a local name would collide
+    /// with one already registered.
+    pub async fn add_agent(
         &self,
-        config: AgentConfig,
-        card: AgentCard,
+        alias: impl Into<String>,
+        config: impl Into<AgentConfig>,
     ) -> Result<Vec<String>, A2aClientError> {
-        self.check_alias(&config.alias)?;
-        let agent = self.builder(&config).with_card(card)?;
-        self.insert(config, agent, false)
+        let (alias, config) = (alias.into(), config.into());
+        self.check_alias(&alias)?;
+        let agent = self.connect(&config).await?;
+        self.insert(alias, config, agent)
     }
 
     /// Remove an agent and its tools. Toolkits built earlier keep the tools, which then fail
@@ -185,11 +182,11 @@ impl RemoteToolRegistry {
         let removed = {
             let mut agents = self.write();
             let before = agents.len();
-            if let Some(entry) = agents.iter().find(|a| a.config.alias == alias) {
+            if let Some(entry) = agents.iter().find(|a| a.alias == alias) {
                 let agent = entry.slot.agent();
                 entry.slot.update(agent, HashSet::new());
             }
-            agents.retain(|a| a.config.alias != alias);
+            agents.retain(|a| a.alias != alias);
             self.sync(&agents);
             agents.len() != before
         };
@@ -199,22 +196,23 @@ impl RemoteToolRegistry {
         removed
     }
 
-    /// Re-read every discovered agent's card and update its tools. An agent whose card cannot
+    /// Re-read the card of every agent registered without one and update its tools. An agent whose card cannot
     /// be read keeps its tools; the report says which.
     pub async fn refresh(&self) -> RefreshReport {
-        let configs: Vec<AgentConfig> = self
+        // Agents registered with a card keep it: there is nothing to re-read.
+        let configs: Vec<(String, AgentConfig)> = self
             .read()
             .iter()
-            .filter(|a| a.discovered)
-            .map(|a| a.config.clone())
+            .filter(|a| a.config.card.is_none())
+            .map(|a| (a.alias.clone(), a.config.clone()))
             .collect();
         let mut report = RefreshReport::default();
         let fetched =
-            futures::future::join_all(configs.iter().map(|config| self.connect(config))).await;
-        for (config, result) in configs.into_iter().zip(fetched) {
-            match result.and_then(|agent| self.replace(&config.alias, agent)) {
-                Ok(changes) => report.changes.push((config.alias, changes)),
-                Err(error) => report.errors.push((config.alias, error)),
+            futures::future::join_all(configs.iter().map(|(_, config)| self.connect(config))).await;
+        for ((alias, _), result) in configs.into_iter().zip(fetched) {
+            match result.and_then(|agent| self.replace(&alias, agent)) {
+                Ok(changes) => report.changes.push((alias, changes)),
+                Err(error) => report.errors.push((alias, error)),
             }
         }
         if report.changed() {
@@ -246,12 +244,7 @@ impl RemoteToolRegistry {
                 }
             }
         });
-        let mut slot = self
-            .inner
-            .refresher
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(old) = slot.replace(task) {
+        if let Some(old) = util::lock(&self.inner.refresher).replace(task) {
             old.abort();
         }
         Ok(())
@@ -271,7 +264,7 @@ impl RemoteToolRegistry {
     pub fn agent_tools(&self, alias: &str) -> Option<RemoteTools> {
         self.read()
             .iter()
-            .find(|a| a.config.alias == alias)
+            .find(|a| a.alias == alias)
             .map(|a| RemoteTools(a.tools.clone()))
     }
 
@@ -288,13 +281,13 @@ impl RemoteToolRegistry {
     pub fn agent(&self, alias: &str) -> Option<RemoteAgent> {
         self.read()
             .iter()
-            .find(|a| a.config.alias == alias)
+            .find(|a| a.alias == alias)
             .map(|a| a.slot.agent())
     }
 
     /// The aliases of the registered agents.
     pub fn agents(&self) -> Vec<String> {
-        self.read().iter().map(|a| a.config.alias.clone()).collect()
+        self.read().iter().map(|a| a.alias.clone()).collect()
     }
 
     /// A counter that goes up whenever the set of tools changes (agents added or removed, a
@@ -303,19 +296,8 @@ impl RemoteToolRegistry {
         self.inner.version.subscribe()
     }
 
-    fn builder(&self, config: &AgentConfig) -> RemoteAgentBuilder {
-        let mut builder = RemoteAgent::builder(config.url.clone())
-            .http_client(self.inner.http.clone())
-            .prefer_version(config.prefer);
-        if let Some(token) = &config.bearer {
-            builder = builder.bearer_token(token.clone());
-        }
-        builder
-    }
-
     async fn connect(&self, config: &AgentConfig) -> Result<RemoteAgent, A2aClientError> {
-        let card = fetch_card(&self.inner.http, &config.url, config.bearer.as_deref()).await?;
-        self.builder(config).with_card(card)
+        RemoteAgent::connect_with(config, config.http_or(&self.inner.http)).await
     }
 
     fn check_alias(&self, alias: &str) -> Result<(), A2aClientError> {
@@ -328,7 +310,7 @@ impl RemoteToolRegistry {
                 "agent alias `{alias}` is invalid: use letters, digits, `_` and `-`"
             )));
         }
-        if self.read().iter().any(|a| a.config.alias == alias) {
+        if self.read().iter().any(|a| a.alias == alias) {
             return Err(A2aClientError::Config(format!(
                 "an agent is already registered as `{alias}`; choose another alias"
             )));
@@ -338,28 +320,27 @@ impl RemoteToolRegistry {
 
     fn insert(
         &self,
+        alias: String,
         config: AgentConfig,
         agent: RemoteAgent,
-        discovered: bool,
     ) -> Result<Vec<String>, A2aClientError> {
         let infos = tools_from_card(agent.card());
         let offered = infos.iter().map(|i| i.name.clone()).collect();
-        let slot = Arc::new(AgentSlot::new(config.alias.clone(), agent, offered));
-        let tools = make_tools(&config, &slot, infos);
+        let slot = Arc::new(AgentSlot::new(alias.clone(), agent, offered));
+        let tools = make_tools(&alias, &config, &slot, infos);
         let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
         {
             let mut agents = self.write();
             // Checked again under the lock: another add may have raced this one.
-            if agents.iter().any(|a| a.config.alias == config.alias) {
+            if agents.iter().any(|a| a.alias == alias) {
                 return Err(A2aClientError::Config(format!(
-                    "an agent is already registered as `{}`; choose another alias",
-                    config.alias
+                    "an agent is already registered as `{alias}`; choose another alias"
                 )));
             }
-            check_collisions(&agents, &config.alias, &tools)?;
+            check_collisions(&agents, &alias, &tools)?;
             agents.push(AgentEntry {
+                alias,
                 config,
-                discovered,
                 slot,
                 tools,
             });
@@ -371,15 +352,15 @@ impl RemoteToolRegistry {
 
     fn replace(&self, alias: &str, agent: RemoteAgent) -> Result<RefreshChanges, A2aClientError> {
         let mut agents = self.write();
-        let Some(index) = agents.iter().position(|a| a.config.alias == alias) else {
+        let Some(index) = agents.iter().position(|a| a.alias == alias) else {
             return Err(A2aClientError::Config(format!(
                 "agent `{alias}` was removed during the refresh"
             )));
         };
         let entry = &agents[index];
         let infos = tools_from_card(agent.card());
-        let tools = make_tools(&entry.config, &entry.slot, infos.clone());
-        let others: Vec<&AgentEntry> = agents.iter().filter(|a| a.config.alias != alias).collect();
+        let tools = make_tools(alias, &entry.config, &entry.slot, infos.clone());
+        let others: Vec<&AgentEntry> = agents.iter().filter(|a| a.alias != alias).collect();
         for tool in &tools {
             if others
                 .iter()
@@ -432,7 +413,7 @@ impl RemoteToolRegistry {
     ///     .group("remote", "Tools of other agents")
     ///     .dynamic("remote", &registry.dynamic_tools())
     ///     .build()?;
-    /// registry.add_agent(AgentConfig::new("weather", "http://127.0.0.1:41241")).await?;
+    /// registry.add_agent("weather", AgentConfig::new("http://127.0.0.1:41241")).await?;
     /// registry.refresh_every(Duration::from_secs(60))?;
     /// assert!(!toolkit.definitions().is_empty());
     /// # Ok(()) }
@@ -459,20 +440,24 @@ impl RemoteToolRegistry {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<AgentEntry>> {
-        self.inner.agents.read().unwrap_or_else(|e| e.into_inner())
+        util::read(&self.inner.agents)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<AgentEntry>> {
-        self.inner.agents.write().unwrap_or_else(|e| e.into_inner())
+        util::write(&self.inner.agents)
     }
 }
 
 fn make_tools(
+    alias: &str,
     config: &AgentConfig,
     slot: &Arc<AgentSlot>,
-    infos: Vec<super::card::RemoteToolInfo>,
+    infos: Vec<RemoteToolInfo>,
 ) -> Vec<RemoteTool> {
-    let prefix = config.local_prefix();
+    let prefix = match &config.prefix {
+        Some(prefix) => prefix.clone(),
+        None => format!("{alias}_"),
+    };
     infos
         .into_iter()
         .map(|info| {
@@ -481,10 +466,37 @@ fn make_tools(
                 local,
                 info,
                 slot.clone(),
-                base_options(&config.groups, config.timeout),
+                base_options(&config.groups, config.tool_timeout),
             )
         })
         .collect()
+}
+
+/// `prefix + name`, made valid for providers: `[a-zA-Z0-9_-]`, 1 to 64 characters. A name
+/// that had to be cut keeps a hash of the whole name, so two long names stay distinct.
+fn local_name(prefix: &str, name: &str) -> String {
+    let full = format!("{prefix}{name}");
+    let mut clean: String = full
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        clean.push('_');
+    }
+    if clean.len() > MAX_NAME {
+        let mut hasher = rustc_hash::FxHasher::default();
+        full.hash(&mut hasher);
+        let suffix = format!("_{:08x}", hasher.finish() as u32);
+        clean.truncate(MAX_NAME - suffix.len());
+        clean.push_str(&suffix);
+    }
+    clean
 }
 
 fn check_collisions(
@@ -507,7 +519,7 @@ fn check_collisions(
             return Err(A2aClientError::Config(format!(
                 "tool `{}` of agent `{alias}` collides with the tool of the same local name from agent `{}`; give one of them another prefix (AgentConfig::prefix)",
                 tool.name(),
-                other.config.alias
+                other.alias
             )));
         }
     }
@@ -515,8 +527,9 @@ fn check_collisions(
 }
 
 /// A set of remote tools, registrable at once: `ToolkitBuilder::register(registry.tools())`.
+/// A slice of [`RemoteTool`]s otherwise (`Deref`), and iterable.
 #[derive(Clone, Debug, Default)]
-pub struct RemoteTools(pub Vec<RemoteTool>);
+pub struct RemoteTools(Vec<RemoteTool>);
 
 impl IntoTools for RemoteTools {
     fn into_tools(self) -> Vec<Arc<dyn AgentTool>> {
@@ -539,5 +552,25 @@ impl IntoIterator for RemoteTools {
     type IntoIter = std::vec::IntoIter<RemoteTool>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_names_are_valid_and_distinct() {
+        assert_eq!(local_name("a_", "search"), "a_search");
+        assert_eq!(local_name("", "web.search v2"), "web_search_v2");
+        let long_a = local_name("agent_", &"x".repeat(80));
+        let long_b = local_name("agent_", &format!("{}y", "x".repeat(79)));
+        assert_eq!(long_a.len(), 64);
+        assert_ne!(long_a, long_b);
+        assert!(
+            long_a
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        );
     }
 }

@@ -12,16 +12,18 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::agent::RemoteAgent;
-use super::card::{RemoteToolInfo, TOOLS_EXTENSION_URI};
+use super::card::RemoteToolInfo;
 use super::error::A2aClientError;
 use super::output::{
     add_artifact, error_message, forward_progress, meta_flag, parts_output, parts_text,
     remote_tool_error, result_output, with_artifact_metadata,
 };
+use crate::a2a::extensions::TOOLS_EXTENSION_URI;
 use crate::args::ToolArgs;
 use crate::context::{FromToolContext, ToolContext, ToolEmitter};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{AgentTool, ToolFuture, ToolOptions, ToolOutput, ToolSpec};
+use crate::util::{self, OnDrop};
 
 /// How long a best-effort `CancelTask` may take after a call was abandoned.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -55,8 +57,7 @@ impl AgentSlot {
     }
 
     pub(crate) fn update(&self, agent: RemoteAgent, offered: HashSet<String>) {
-        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
-        *state = SlotState { agent, offered };
+        *util::write(&self.state) = SlotState { agent, offered };
     }
 
     fn offers(&self, name: &str) -> bool {
@@ -64,9 +65,7 @@ impl AgentSlot {
     }
 
     fn read<T>(&self, f: impl FnOnce(&SlotState) -> T) -> T {
-        // A poisoned lock only means a writer panicked mid-assignment of plain data; the
-        // value is still a whole `SlotState`.
-        f(&self.state.read().unwrap_or_else(|e| e.into_inner()))
+        f(&util::read(&self.state))
     }
 }
 
@@ -251,10 +250,7 @@ impl ToolInner {
             SendMessageResponse::Task(task) => task,
             SendMessageResponse::Message(message) => return Ok(Finished::Message(message)),
         };
-        let mut guard = CancelOnDrop {
-            agent: agent.clone(),
-            task_id: Some(task.id.clone()),
-        };
+        let guard = cancel_on_drop(agent, task.id.clone());
         while !finished(&task.status.state) {
             tokio::time::sleep(POLL_INTERVAL).await;
             task = agent
@@ -262,8 +258,10 @@ impl ToolInner {
                 .await
                 .map_err(|e| self.transport_error(e))?;
         }
+        // A task waiting for input this call cannot give stays armed: dropping the guard
+        // cancels it rather than leaving it waiting on the server.
         if task.status.state.is_terminal() {
-            guard.task_id = None;
+            guard.defuse();
         }
         Ok(Finished::Task(task))
     }
@@ -280,10 +278,8 @@ impl ToolInner {
             .map_err(|e| self.transport_error(e))?;
         let emitter = ToolEmitter::from_tool_context(ctx).ok();
         let token = ctx.cancellation().cloned().unwrap_or_default();
-        let mut guard = CancelOnDrop {
-            agent: agent.clone(),
-            task_id: None,
-        };
+        // Armed once the agent names the task (the first event that carries its id).
+        let mut guard = None;
         let mut task: Option<Task> = None;
         loop {
             let event = tokio::select! {
@@ -298,15 +294,15 @@ impl ToolInner {
             let Some(event) = event else { break };
             match event.map_err(|e| self.transport_error(e))? {
                 StreamResponse::Message(message) => {
-                    guard.task_id = None;
+                    defuse(&mut guard);
                     return Ok(Finished::Message(message));
                 }
                 StreamResponse::Task(t) => {
-                    guard.task_id.get_or_insert_with(|| t.id.clone());
+                    guard.get_or_insert_with(|| cancel_on_drop(agent, t.id.clone()));
                     task = Some(t);
                 }
                 StreamResponse::StatusUpdate(update) => {
-                    guard.task_id.get_or_insert_with(|| update.task_id.clone());
+                    guard.get_or_insert_with(|| cancel_on_drop(agent, update.task_id.clone()));
                     if update.status.state == TaskState::Working
                         && let (Some(emitter), Some(message)) = (&emitter, &update.status.message)
                     {
@@ -327,7 +323,7 @@ impl ToolInner {
                     t.status = update.status;
                 }
                 StreamResponse::ArtifactUpdate(update) => {
-                    guard.task_id.get_or_insert_with(|| update.task_id.clone());
+                    guard.get_or_insert_with(|| cancel_on_drop(agent, update.task_id.clone()));
                     if let Some(t) = task.as_mut() {
                         add_artifact(t, update.artifact, update.append == Some(true));
                     } else {
@@ -341,7 +337,7 @@ impl ToolInner {
                 // A task waiting for input this call cannot give stays armed: dropping the
                 // guard cancels it rather than leaving it waiting on the server.
                 if t.status.state.is_terminal() {
-                    guard.task_id = None;
+                    defuse(&mut guard);
                 }
                 return Ok(Finished::Task(t));
             }
@@ -495,22 +491,15 @@ fn finished(state: &TaskState) -> bool {
     state.is_terminal() || matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
 }
 
-/// Sends `CancelTask` for a task still running when the call is abandoned (dropped by a
-/// timeout, a cancellation token or a dropped batch). Best effort, in the background.
-struct CancelOnDrop {
-    agent: RemoteAgent,
-    task_id: Option<String>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(task_id) = self.task_id.take() else {
-            return;
-        };
+/// A guard that sends `CancelTask` for `task_id` if the call is abandoned while the task still
+/// runs (its future dropped by a timeout, a cancellation token or a dropped batch). Best
+/// effort, in the background.
+fn cancel_on_drop(agent: &RemoteAgent, task_id: String) -> OnDrop<impl FnOnce() + use<>> {
+    let agent = agent.clone();
+    OnDrop::new(move || {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let agent = self.agent.clone();
         runtime.spawn(async move {
             match tokio::time::timeout(CANCEL_TIMEOUT, agent.cancel_task(&task_id)).await {
                 Ok(Ok(_)) => tracing::debug!(task_id, "remote task cancelled"),
@@ -518,6 +507,13 @@ impl Drop for CancelOnDrop {
                 Err(_) => tracing::warn!(task_id, "CancelTask timed out"),
             }
         });
+    })
+}
+
+/// The task is over (or was never created): nothing to cancel.
+fn defuse<F: FnOnce()>(guard: &mut Option<OnDrop<F>>) {
+    if let Some(guard) = guard.take() {
+        guard.defuse();
     }
 }
 

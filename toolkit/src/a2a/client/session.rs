@@ -20,7 +20,7 @@ use crate::tool::ToolCall;
 use crate::toolkit::Toolkit;
 
 /// Default limit on rounds of tool calls in one turn.
-pub const DEFAULT_MAX_ROUNDS: usize = 10;
+const DEFAULT_MAX_ROUNDS: usize = 10;
 
 /// How often a task that is still working is polled (when the agent returned before the task
 /// reached a state this loop acts on).
@@ -41,6 +41,7 @@ pub enum TranscriptEntry {
 
 /// The outcome of one turn.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ClientToolsReply {
     /// The answer: the text of the completed task's artifacts (data parts as JSON), or of the
     /// agent's message when it answered with a message.

@@ -14,9 +14,10 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::agent::{EventStream, truncate};
 use super::error::A2aClientError;
+use super::wire::EventStream;
 use crate::a2a::compat;
+use crate::util::prefix;
 
 /// A JSON-RPC client for one 0.3 endpoint.
 pub(crate) struct V03Client {
@@ -153,7 +154,7 @@ impl V03Client {
         if status == reqwest_a2a::StatusCode::UNAUTHORIZED
             || status == reqwest_a2a::StatusCode::FORBIDDEN
         {
-            let message = format!("HTTP {status}: {}", truncate(text, 200));
+            let message = format!("HTTP {status}: {}", prefix(text, 200));
             return Err(http_error(&self.endpoint, status, message));
         }
         let envelope = serde_json::from_str::<Value>(text).ok();
@@ -163,7 +164,7 @@ impl V03Client {
         if !is_rpc
             || !status.is_success() && envelope.as_ref().is_some_and(|e| e.get("error").is_none())
         {
-            let message = format!("HTTP {status}: {}", truncate(text, 200));
+            let message = format!("HTTP {status}: {}", prefix(text, 200));
             return Err(http_error(&self.endpoint, status, message));
         }
         rpc_result(&self.endpoint, envelope.unwrap_or_default())

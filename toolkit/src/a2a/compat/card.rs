@@ -3,8 +3,10 @@
 use a2a::AgentCard;
 use serde_json::{Map, Value, json};
 
-use super::V03;
-use super::{Result, err, from_json, object, to_json};
+use super::json::{Result, err, from_json, object, to_json};
+
+/// The protocol version string of A2A 0.3 as cards and headers carry it (`Major.Minor`).
+pub const V03: &str = "0.3";
 
 /// Whether an interface's `protocolVersion` is 0.x (or unset, which 0.3 peers imply).
 fn is_legacy_version(version: &str) -> bool {

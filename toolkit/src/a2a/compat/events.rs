@@ -5,8 +5,8 @@ use a2a::{
 };
 use serde_json::{Map, Value};
 
-use super::{Result, copy, err, from_json, object, to_json};
-use super::{
+use super::json::{Result, copy, err, from_json, object, to_json};
+use super::objects::{
     artifact_to_v03, artifact_v03_to_v1, message_from_v03, message_to_v03, status_to_v03,
     status_v03_to_v1, task_from_v03, task_to_v03,
 };

@@ -3,8 +3,9 @@
 use a2a::{CancelTaskRequest, GetTaskRequest, SendMessageRequest, SubscribeToTaskRequest};
 use serde_json::{Map, Value, json};
 
-use super::{Result, copy, err, from_json, kind_of, object, to_json};
-use super::{message_to_v03, message_v03_to_v1};
+use super::json::{Result, copy, err, from_json, object, to_json};
+use super::objects::{message_to_v03, message_v03_to_v1};
+use crate::util::json_kind;
 
 /// The 0.3 `MessageSendParams` for a 1.0 request: a 0.3 message, `configuration.blocking` as
 /// the inverse of `returnImmediately`, `pushNotificationConfig` in its 0.3 shape. The 1.0
@@ -76,7 +77,7 @@ pub fn send_params_from_v03(value: &Value) -> Result<SendMessageRequest> {
             Some(other) => {
                 return Err(err(
                     format!("{cpath}.blocking"),
-                    format!("expected a boolean, found {}", kind_of(other)),
+                    format!("expected a boolean, found {}", json_kind(other)),
                 ));
             }
         }
@@ -145,6 +146,7 @@ pub fn cancel_params_from_v03(value: &Value) -> Result<CancelTaskRequest> {
 }
 
 /// The 0.3 `TaskIdParams` (`tasks/resubscribe`) for a 1.0 [`SubscribeToTaskRequest`].
+#[cfg(test)] // The server and the client convert whole messages; the tests check this alone.
 pub fn subscribe_params_to_v03(request: &SubscribeToTaskRequest) -> Value {
     json!({ "id": request.id })
 }
@@ -181,6 +183,7 @@ pub(super) const METHODS: [(&str, &str); 10] = [
 
 /// The 0.3 JSON-RPC method for a 1.0 one (`SendMessage` → `message/send`); `None` for methods
 /// 0.3 lacks (`ListTasks`).
+#[cfg(test)] // The server and the client convert whole messages; the tests check this alone.
 pub fn method_to_v03(method: &str) -> Option<&'static str> {
     METHODS
         .iter()

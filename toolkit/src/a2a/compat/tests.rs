@@ -1,11 +1,15 @@
 use a2a::{
-    AgentCapabilities, AgentExtension, AgentInterface, AgentSkill, HttpAuthSecurityScheme,
-    PartContent, Role, SecurityScheme, SendMessageConfiguration,
+    AgentCapabilities, AgentExtension, AgentInterface, AgentSkill, Artifact,
+    HttpAuthSecurityScheme, Message, Part, PartContent, Role, SecurityScheme,
+    SendMessageConfiguration, Task, TaskState, TaskStatus,
 };
-use serde_json::json;
+use serde::Serialize;
+use serde_json::{Value, json};
 
-use super::params::METHODS;
-use super::*;
+use super::card::{card_from_v03, card_to_v03};
+use super::events::*;
+use super::objects::*;
+use super::params::*;
 use a2a::{
     AgentCard, SendMessageRequest, SendMessageResponse, StreamResponse, TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
@@ -67,7 +71,7 @@ fn the_tool_definitions_part_in_both_dialects() {
         "Current weather for a city",
         json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}),
     );
-    let part = crate::a2a::to_data_part(std::slice::from_ref(&def));
+    let part = crate::a2a::parts::to_data_part(std::slice::from_ref(&def));
     let v03 = part_to_v03(&part);
     let mut expected = v(&part);
     expected.as_object_mut().unwrap().remove("mediaType");
@@ -77,7 +81,7 @@ fn the_tool_definitions_part_in_both_dialects() {
         "kind": "message", "messageId": "m1", "role": "user", "parts": [v03]
     }))
     .unwrap();
-    assert_eq!(crate::a2a::extract_tools(&msg).unwrap(), vec![def]);
+    assert_eq!(crate::a2a::parts::extract_tools(&msg).unwrap(), vec![def]);
 }
 
 #[test]
@@ -220,7 +224,7 @@ fn status_with_a_message_converts_the_message() {
         state: TaskState::InputRequired,
         message: Some(Message::new(
             Role::Agent,
-            vec![crate::a2a::tool_calls_part(&[crate::ToolCall::new(
+            vec![crate::a2a::parts::tool_calls_part(&[crate::ToolCall::new(
                 "c1",
                 "get_weather",
                 r#"{"city":"Paris"}"#,
@@ -237,7 +241,7 @@ fn status_with_a_message_converts_the_message() {
         "tool-calls"
     );
     let back = status_from_v03(&wire).unwrap();
-    let calls = crate::a2a::extract_tool_calls(back.message.as_ref().unwrap()).unwrap();
+    let calls = crate::a2a::parts::extract_tool_calls(back.message.as_ref().unwrap()).unwrap();
     assert_eq!(calls[0].name, "get_weather");
 }
 

@@ -3,11 +3,12 @@
 use a2a::{Message, Part, PartContent};
 use serde_json::{Map, Value, json};
 
-use super::{
+use super::data::{
     CallFormat, InvalidToolsPart, TOOL_CALLS, data_part, entries, integral_floats_to_ints,
-    part_type, string_field, type_name,
+    part_type, string_field,
 };
 use crate::ToolCall;
+use crate::util::json_kind;
 
 /// The data part asking the client to run `calls` in the OpenAI wire shape (arguments as JSON
 /// text), `metadata {type: "tool-calls", format: "openai"}`.
@@ -89,7 +90,7 @@ pub fn extract_tool_calls(message: &Message) -> Result<Vec<ToolCall>, InvalidToo
         let Some(obj) = item.as_object() else {
             problems.push(format!(
                 "{path}: must be an object, found {}",
-                type_name(item)
+                json_kind(item)
             ));
             continue;
         };
@@ -142,7 +143,7 @@ fn openai_call(
         Some(other) => {
             problems.push(format!(
                 "{fpath}.arguments: must be JSON text or an object, found {}",
-                type_name(other)
+                json_kind(other)
             ));
             None
         }
@@ -176,7 +177,7 @@ fn langchain_call(
         Some(other) => {
             problems.push(format!(
                 "{path}.args: must be an object, found {}",
-                type_name(other)
+                json_kind(other)
             ));
             None
         }
@@ -186,7 +187,7 @@ fn langchain_call(
 
 #[cfg(test)]
 mod tests {
-    use super::super::message;
+    use super::super::data::message;
     use super::*;
 
     #[test]

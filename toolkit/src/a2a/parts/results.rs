@@ -8,13 +8,16 @@ use a2a::{Message, Part, PartContent};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{
-    InvalidToolsPart, TOOL_RESULTS, data_part, entries, parts_of_kind, string_field, type_name,
+use super::data::{
+    InvalidToolsPart, TOOL_RESULTS, data_part, entries, parts_of_kind, string_field,
 };
+use crate::util::json_kind;
 use crate::{ToolResult, model};
 
-/// One tool result as it travels back to the agent.
+/// One tool result as it travels back to the agent. Made from a [`ToolResult`] (`From`), or
+/// with [`ok`](Self::ok) and [`error`](Self::error).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolResultEntry {
     /// The id of the call it answers. Empty for a result read from one of design document
     /// 000's texts that gave no id: such a result answers a call by its name.
@@ -40,6 +43,32 @@ impl From<&ToolResult> for ToolResultEntry {
 }
 
 impl ToolResultEntry {
+    /// The successful result of call `tool_call_id` of tool `name`.
+    pub fn ok(
+        tool_call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        ToolResultEntry {
+            tool_call_id: tool_call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// The failure of call `tool_call_id` of tool `name`, with the message the model reads.
+    pub fn error(
+        tool_call_id: impl Into<String>,
+        name: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ToolResultEntry {
+            is_error: true,
+            ..Self::ok(tool_call_id, name, message)
+        }
+    }
+
     /// The tool message a model sees for this result.
     pub fn to_message(&self) -> model::Message {
         let mut message = model::Message::user(self.content.clone());
@@ -78,7 +107,7 @@ pub fn extract_tool_results(message: &Message) -> Result<Vec<ToolResultEntry>, I
         let Some(obj) = item.as_object() else {
             problems.push(format!(
                 "{path}: must be an object, found {}",
-                type_name(item)
+                json_kind(item)
             ));
             continue;
         };
@@ -94,7 +123,7 @@ pub fn extract_tool_results(message: &Message) -> Result<Vec<ToolResultEntry>, I
             Some(other) => {
                 problems.push(format!(
                     "{path}.is_error: must be a boolean, found {}",
-                    type_name(other)
+                    json_kind(other)
                 ));
                 false
             }
@@ -218,7 +247,7 @@ fn results_list(
         Ok(other) => {
             problems.push(format!(
                 "{at}: `{RESULTS_PREFIX}` must be followed by a JSON array, found {}",
-                type_name(&other)
+                json_kind(&other)
             ));
             return;
         }
@@ -234,7 +263,7 @@ fn results_list(
         let Some(obj) = item.as_object() else {
             problems.push(format!(
                 "{path}: must be an object, found {}",
-                type_name(item)
+                json_kind(item)
             ));
             continue;
         };
@@ -265,7 +294,7 @@ fn optional_id<'v>(
             Some(other) => {
                 problems.push(format!(
                     "{path}.{key}: must be a string, found {}",
-                    type_name(other)
+                    json_kind(other)
                 ));
                 return None;
             }
@@ -276,7 +305,7 @@ fn optional_id<'v>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::message;
+    use super::super::data::message;
     use super::*;
 
     fn texts(texts: &[&str]) -> Message {

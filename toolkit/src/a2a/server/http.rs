@@ -1,12 +1,9 @@
-//! The HTTP side shared by the servers: card route, JSON-RPC route, version dispatch, auth and
-//! the body limit.
+//! The HTTP side shared by the servers ([`a2a_router`]): card route, JSON-RPC route, version
+//! dispatch, auth and the body limit.
 
 use std::sync::Arc;
 
-use a2a::{
-    A2AError, AgentCard, AgentInterface, HttpAuthSecurityScheme, JsonRpcId, JsonRpcResponse,
-    SecurityScheme, SendMessageRequest, TRANSPORT_PROTOCOL_JSONRPC, error_code,
-};
+use a2a::{A2AError, AgentCard, JsonRpcId};
 use a2a_server::{AgentExecutor, DefaultRequestHandler, InMemoryTaskStore, ServiceParams};
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -17,56 +14,16 @@ use axum::routing::{get, post};
 use serde_json::Value;
 use tower::ServiceExt;
 
+use super::card::served_card;
+use super::options::ServerOptions;
+use super::rpc::rpc_error;
 use super::v03;
-use super::validate::Validated;
+use super::validate::{SendCheck, Validated};
 use crate::a2a::compat;
 
 /// Builds the agent card (without `supportedInterfaces` and security, which the router fills
 /// in). Called on every card request, so the card follows runtime changes such as group toggles.
 pub type CardFn = Arc<dyn Fn() -> AgentCard + Send + Sync>;
-
-/// A server's own check of a `SendMessage` request, run before a task is created; an `Err`
-/// (use [`A2AError::invalid_params`]) is the JSON-RPC error the client gets.
-pub type SendCheck = Arc<dyn Fn(&SendMessageRequest) -> Result<(), A2AError> + Send + Sync>;
-
-/// HTTP settings shared by the A2A servers.
-#[derive(Clone)]
-pub struct ServerOptions {
-    /// Require `Authorization: Bearer <token>` on the JSON-RPC endpoint (the card stays public
-    /// and declares the scheme). `None` (the default): no auth.
-    pub bearer_token: Option<String>,
-    /// Largest request body accepted, in bytes (default 2 MiB; at most
-    /// [`MAX_REQUEST_BODY_BYTES`](a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES), 10 MiB, the
-    /// official router's own limit).
-    pub max_body_bytes: usize,
-    /// The URL clients reach the server at, e.g. `https://tools.example.com/`, for the card's
-    /// interfaces. `None` (the default): `http://` plus the request's `Host` header.
-    pub public_url: Option<String>,
-}
-
-impl std::fmt::Debug for ServerOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The token is a secret: say whether there is one, never what it is.
-        f.debug_struct("ServerOptions")
-            .field(
-                "bearer_token",
-                &self.bearer_token.as_ref().map(|_| "<redacted>"),
-            )
-            .field("max_body_bytes", &self.max_body_bytes)
-            .field("public_url", &self.public_url)
-            .finish()
-    }
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            bearer_token: None,
-            max_body_bytes: 2 * 1024 * 1024,
-            public_url: None,
-        }
-    }
-}
 
 #[derive(Clone)]
 struct AppState {
@@ -77,8 +34,9 @@ struct AppState {
 }
 
 /// The axum router of an A2A server running `executor`: the card routes and the JSON-RPC
-/// endpoint at `/`, for A2A 1.0 and 0.3 (see the [module docs](super)). `check` runs on every
-/// `SendMessage` before a task is created. Tasks live in memory.
+/// endpoint at `/`, for A2A 1.0 and 0.3 (see the [module docs](super)). `card` is called for
+/// every card request (the `options` set its name, description and version where given);
+/// `check` runs on every `SendMessage` before a task is created. Tasks live in memory.
 ///
 /// [`A2aToolServer`](super::A2aToolServer) and [`A2aAgentServer`](super::A2aAgentServer) are
 /// built on it; use it directly to serve an executor of your own.
@@ -93,10 +51,6 @@ pub fn a2a_router(
         .with_capabilities(capabilities);
     let handler = Arc::new(Validated::new(handler, check));
     let official = a2a_server::jsonrpc::jsonrpc_router(handler.clone());
-    let mut options = options;
-    options.max_body_bytes = options
-        .max_body_bytes
-        .min(a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES);
     let state = AppState {
         handler,
         official,
@@ -110,42 +64,8 @@ pub fn a2a_router(
         .with_state(state)
 }
 
-/// The URL of the JSON-RPC endpoint as clients should see it.
-fn endpoint_url(options: &ServerOptions, headers: &HeaderMap) -> String {
-    if let Some(url) = &options.public_url {
-        return url.clone();
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1");
-    format!("http://{host}/")
-}
-
-const BEARER: &str = "bearer";
-
 async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let mut card = (state.card)();
-    let url = endpoint_url(&state.options, &headers);
-    let mut legacy = AgentInterface::new(url.clone(), TRANSPORT_PROTOCOL_JSONRPC);
-    legacy.protocol_version = compat::V03.to_string();
-    card.supported_interfaces = vec![AgentInterface::new(url, TRANSPORT_PROTOCOL_JSONRPC), legacy];
-    if state.options.bearer_token.is_some() {
-        card.security_schemes = Some(
-            [(
-                BEARER.to_string(),
-                SecurityScheme::HttpAuth(HttpAuthSecurityScheme {
-                    scheme: "Bearer".into(),
-                    description: Some("The token the server was configured with".into()),
-                    bearer_format: None,
-                }),
-            )]
-            .into(),
-        );
-        card.security_requirements = Some(vec![[(BEARER.to_string(), Vec::new())].into()]);
-    }
-    let mut body = compat::card_to_v03(&card);
-    super::tool_server::skill_schemas_on_card(&mut body);
+    let body = served_card((state.card)(), &state.options, &headers);
     (
         [
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
@@ -155,12 +75,6 @@ async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Respon
         axum::Json(body),
     )
         .into_response()
-}
-
-/// A JSON-RPC error answer with an HTTP status (200 for JSON-RPC errors proper).
-pub(super) fn rpc_error(status: StatusCode, id: JsonRpcId, error: A2AError) -> Response {
-    let body = JsonRpcResponse::error(id, error.to_jsonrpc_error());
-    (status, axum::Json(body)).into_response()
 }
 
 fn authorized(options: &ServerOptions, headers: &HeaderMap) -> bool {
@@ -203,7 +117,7 @@ async fn json_rpc(State(state): State<AppState>, request: Request) -> Response {
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return response;
     }
-    let limit = state.options.max_body_bytes;
+    let limit = state.options.body_limit();
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -273,11 +187,6 @@ fn service_params(headers: &HeaderMap) -> ServiceParams {
         }
     }
     params
-}
-
-/// The JSON-RPC error a request gets when its `params` cannot be read.
-pub(super) fn invalid_params(e: impl std::fmt::Display) -> A2AError {
-    A2AError::new(error_code::INVALID_PARAMS, format!("invalid params: {e}"))
 }
 
 /// Serve `router` on `listener` with `TCP_NODELAY` on every accepted connection.

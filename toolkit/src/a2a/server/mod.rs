@@ -1,12 +1,13 @@
-//! A2A servers on axum: a toolkit's tools for other agents ([`A2aToolServer`], design (b)), and
-//! an agent whose clients bring their own tools ([`A2aAgentServer`], client-side tools).
+//! A2A servers on axum: a toolkit's tools for other agents ([`A2aToolServer`], remote tools),
+//! and an agent whose clients bring their own tools ([`A2aAgentServer`], client-side tools),
+//! both configured with [`ServerOptions`].
 //!
 //! Both are built on `a2a-server-lf`: its [`DefaultRequestHandler`] keeps the tasks and runs
 //! an [`AgentExecutor`], its JSON-RPC router serves A2A 1.0. Around it, [`a2a_router`] adds:
 //!
 //! - the agent card at `/.well-known/agent-card.json` (also `/.well-known/agent.json`, where
 //!   0.2-era clients look), built on every request so it follows the toolkit's active groups,
-//!   and published as the merged 1.0 + 0.3 card ([`compat::card_to_v03`]), with the schemas of
+//!   and published as the merged 1.0 + 0.3 card (the 0.3 members beside the 1.0 ones), with the schemas of
 //!   the tools extension repeated on their skills as `input_schema`/`output_schema` (remote
 //!   tools as design 004 writes them; see [`A2aToolServer`] and the table in
 //!   [`client`](crate::a2a::client#remote-tools-on-the-wire));
@@ -24,35 +25,33 @@
 //!
 //! Malformed JSON-RPC gets `-32700` (not JSON) or `-32600` (not a request), an unknown method
 //! `-32601` on either wire (on the 0.3 wire too: a missing `A2A-Version` is not a version error
-//! when the method is one neither generation has); every JSON-RPC error comes with HTTP 200, as the A2A JSON-RPC binding says, and the
-//! server keeps serving.
+//! when the method is one neither generation has); every JSON-RPC error comes with HTTP 200, as
+//! the A2A JSON-RPC binding says, and the server keeps serving.
+//!
+//! Inside, dependencies point one way: `options`, `rpc` (JSON-RPC error answers), `validate`
+//! (the checks before a task exists, [`SendCheck`]) and `emit` (an executor's events) are
+//! leaves; `card` builds the served card; `v03` serves the 0.3 binding; `http`
+//! ([`a2a_router`]) puts them together; the two servers are built on it.
 //!
 //! [`DefaultRequestHandler`]: a2a_server::DefaultRequestHandler
 //! [`AgentExecutor`]: a2a_server::AgentExecutor
-//! [`compat::card_to_v03`]: crate::a2a::compat::card_to_v03
 
 mod agent_server;
+mod card;
 mod emit;
 mod http;
+mod options;
+mod rpc;
 mod tool_server;
 mod v03;
 mod validate;
 
-pub use agent_server::{A2aAgentServer, AgentFactory, Replies};
-pub use http::{CardFn, SendCheck, ServerOptions, a2a_router};
-pub use tool_server::{A2aToolServer, PROGRESS, progress_part};
+pub use agent_server::{A2aAgentServer, Replies};
+pub use http::{CardFn, a2a_router};
+pub use options::ServerOptions;
+pub use tool_server::A2aToolServer;
+pub use validate::SendCheck;
 
 /// The executor contract of `a2a-server-lf`, re-exported for [`a2a_router`]: implement
 /// [`AgentExecutor`] to serve an agent of your own with this module's HTTP layer.
 pub use a2a_server::{AgentExecutor, ExecutorContext};
-
-/// The URI of the tools extension in [`A2aToolServer`] cards (the same constant the client
-/// side reads).
-pub use crate::a2a::client::TOOLS_EXTENSION_URI;
-
-/// The URI of the client-tools extension an [`A2aAgentServer`] card declares: messages may
-/// carry tool definitions in a data part (`metadata.type = "tool-definitions"`), calls come
-/// back in a `tool-calls` part (by default with the task `INPUT_REQUIRED`, or in a Message for
-/// clients of design document 000), results go in a `tool-results` part on the same task or as
-/// a new message in the conversation (see [`A2aAgentServer`]).
-pub const CLIENT_TOOLS_EXTENSION_URI: &str = "https://agent-toolkit.dev/a2a/ext/client-tools/v1";

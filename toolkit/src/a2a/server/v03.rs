@@ -9,7 +9,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use serde_json::Value;
 
-use super::http::{invalid_params, rpc_error};
+use super::rpc::{invalid_params, rpc_error};
 use super::validate::Validated;
 use crate::a2a::compat;
 

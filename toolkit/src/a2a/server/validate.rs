@@ -1,16 +1,21 @@
-//! Checks a `SendMessage` request before the official handler creates a task for it.
+//! Checks a `SendMessage` request before the official handler creates a task for it: the
+//! message checks every server makes, then the server's own ([`SendCheck`]).
 //!
 //! The official handler accepts a message with no parts or no role (ProtoJSON reads both as
 //! empty) and leaves content to the executor, which can only fail the task it was given. A bad
 //! request should get `-32602` and no task, so [`Validated`] checks first and delegates the
 //! rest unchanged.
 
+use std::sync::Arc;
+
 use a2a::*;
 use a2a_server::{DefaultRequestHandler, RequestHandler, ServiceParams};
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 
-use super::http::SendCheck;
+/// A server's own check of a `SendMessage` request, run before a task is created; an `Err`
+/// (use [`A2AError::invalid_params`]) is the JSON-RPC error the client gets.
+pub type SendCheck = Arc<dyn Fn(&SendMessageRequest) -> Result<(), A2AError> + Send + Sync>;
 
 /// [`DefaultRequestHandler`] behind the message checks.
 pub(super) struct Validated {

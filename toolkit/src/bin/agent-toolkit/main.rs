@@ -14,122 +14,20 @@
 //!
 //! Built with the `cli` feature: `cargo install agent-toolkit --features cli`.
 
+mod cli;
+mod error;
 mod output;
 mod target;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::Parser;
 
+use crate::cli::{Cli, Command, ToolsCommand};
+use crate::error::CliError;
 use crate::output::{Progress, print_card, print_result, print_tools};
 use crate::target::Target;
-
-/// Inspect and call the tools of A2A agents and MCP servers.
-#[derive(Debug, Parser)]
-#[command(name = "agent-toolkit", version, about, long_about = None)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// List or call the tools of a server.
-    #[command(subcommand)]
-    Tools(ToolsCommand),
-    /// Show the agent card of an A2A agent.
-    Card {
-        /// The agent's base URL (its card is at `/.well-known/agent-card.json`) or the card's URL.
-        url: String,
-        /// Send `Authorization: Bearer <TOKEN>`.
-        #[arg(long, env = "A2A_TOKEN", hide_env_values = true)]
-        token: Option<String>,
-        /// Print the whole card as JSON (A2A 1.0 shape) instead of a summary.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum ToolsCommand {
-    /// List the tools a server offers.
-    List {
-        #[command(flatten)]
-        server: ServerArgs,
-        /// Print JSON (name, description, input and output schema, hints) instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Call one tool and print its result.
-    Call {
-        #[command(flatten)]
-        server: ServerArgs,
-        /// The tool's name, as `tools list` shows it.
-        name: String,
-        /// The arguments as a JSON object; `-` reads them from stdin.
-        #[arg(default_value = "{}")]
-        arguments: String,
-        /// Print the result as JSON (`{"is_error": .., "output": ..}`) instead of plain text.
-        #[arg(long)]
-        json: bool,
-        /// Give up on the call after this many seconds.
-        #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
-        timeout: f64,
-    },
-}
-
-/// Which server to talk to.
-#[derive(Debug, Args)]
-struct ServerArgs {
-    #[command(flatten)]
-    server: Server,
-    /// Bearer token for an A2A agent.
-    #[arg(long, env = "A2A_TOKEN", hide_env_values = true)]
-    token: Option<String>,
-}
-
-/// Exactly one of the three kinds of server.
-#[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
-struct Server {
-    /// An A2A agent exposing tools (base URL or agent-card URL).
-    #[arg(long, value_name = "URL")]
-    a2a: Option<String>,
-    /// An MCP server started as a child process speaking stdio, e.g. "python server.py".
-    #[arg(long, value_name = "\"CMD ARGS\"")]
-    mcp_cmd: Option<String>,
-    /// An MCP server over streamable HTTP, e.g. http://127.0.0.1:8000/mcp.
-    #[arg(long, value_name = "URL")]
-    mcp_url: Option<String>,
-}
-
-/// A failure, sorted by what the person at the shell has to do about it.
-#[derive(Debug)]
-enum CliError {
-    /// The tool ran and failed (exit 1).
-    Tool(String),
-    /// The command line was wrong (exit 2).
-    Usage(String),
-    /// The server could not be reached or broke the protocol (exit 3).
-    Server(String),
-}
-
-impl CliError {
-    fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Tool(_) => 1,
-            CliError::Usage(_) => 2,
-            CliError::Server(_) => 3,
-        }
-    }
-
-    fn message(&self) -> &str {
-        match self {
-            CliError::Tool(m) | CliError::Usage(m) | CliError::Server(m) => m,
-        }
-    }
-}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

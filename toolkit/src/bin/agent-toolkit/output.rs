@@ -1,4 +1,5 @@
-//! What the CLI prints: tables and JSON on stdout, progress on stderr.
+//! What the CLI prints — tool rows, call results, cards — as tables and JSON on stdout, and
+//! progress on stderr. A leaf: the commands fill in [`ToolRow`]s and [`CallResult`]s.
 
 use std::io::IsTerminal;
 
@@ -6,7 +7,46 @@ use agent_toolkit::a2a::types::AgentCard;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::target::{CallResult, ToolRow, row_json};
+/// One tool as `tools list` shows it.
+#[derive(Debug)]
+pub struct ToolRow {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub output_schema: Option<Value>,
+    pub read_only: bool,
+    pub idempotent: bool,
+    pub destructive: bool,
+}
+
+/// What a call produced.
+#[derive(Debug)]
+pub struct CallResult {
+    /// The tool reported a failure (its message is in `text`).
+    pub is_error: bool,
+    /// The text a model would see.
+    pub text: String,
+    /// Structured output, when the tool declared some.
+    pub structured: Option<Value>,
+}
+
+/// JSON for `tools list --json`.
+fn row_json(row: &ToolRow) -> Value {
+    let mut v = json!({
+        "name": row.name,
+        "description": row.description,
+        "inputSchema": row.input_schema,
+        "annotations": {
+            "readOnlyHint": row.read_only,
+            "idempotentHint": row.idempotent,
+            "destructiveHint": row.destructive,
+        },
+    });
+    if let Some(out) = &row.output_schema {
+        v["outputSchema"] = out.clone();
+    }
+    v
+}
 
 /// Widest description column of the table before it is cut.
 const DESCRIPTION_WIDTH: usize = 60;

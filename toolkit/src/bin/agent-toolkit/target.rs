@@ -1,43 +1,19 @@
 //! The server a command talks to: an A2A agent exposing tools, or an MCP server.
 
-use agent_toolkit::a2a::client::{
-    A2aClientError, AgentConfig, RemoteAgent, RemoteToolRegistry, RemoteTools,
-};
+use agent_toolkit::a2a::client::{A2aClientError, AgentConfig, RemoteAgent, RemoteToolRegistry};
 use agent_toolkit::a2a::types::AgentCard;
 use agent_toolkit::mcp::{McpClient, McpError, McpTarget};
 use agent_toolkit::{
     ToolCall, ToolContext, ToolError, Toolkit, context::ProgressEvent, error::ToolErrorKind,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::output::Progress;
-use crate::{CliError, ServerArgs};
+use crate::cli::ServerArgs;
+use crate::error::CliError;
+use crate::output::{CallResult, Progress, ToolRow};
 
 /// The alias the CLI gives the one agent it talks to (its tools keep their remote names).
 const ALIAS: &str = "remote";
-
-/// One tool as `tools list` shows it.
-#[derive(Debug)]
-pub struct ToolRow {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-    pub output_schema: Option<Value>,
-    pub read_only: bool,
-    pub idempotent: bool,
-    pub destructive: bool,
-}
-
-/// What a call produced.
-#[derive(Debug)]
-pub struct CallResult {
-    /// The tool reported a failure (its message is in `text`).
-    pub is_error: bool,
-    /// The text a model would see.
-    pub text: String,
-    /// Structured output, when the tool declared some.
-    pub structured: Option<Value>,
-}
 
 /// A connected (or connectable) server.
 pub enum Target {
@@ -81,11 +57,10 @@ impl Target {
 
     async fn registry(url: &str, token: Option<&str>) -> Result<RemoteToolRegistry, CliError> {
         let registry = RemoteToolRegistry::new();
-        let mut config = AgentConfig::new(ALIAS, url).prefix("");
-        if let Some(token) = token {
-            config = config.bearer_token(token);
-        }
-        registry.add_agent(config).await.map_err(a2a_error)?;
+        registry
+            .add_agent(ALIAS, agent_config(url, token).prefix(""))
+            .await
+            .map_err(a2a_error)?;
         Ok(registry)
     }
 
@@ -93,7 +68,7 @@ impl Target {
         match self {
             Target::A2a { url, token } => {
                 let registry = Self::registry(url, token.as_deref()).await?;
-                let tools = registry.agent_tools(ALIAS).map(|t| t.0).unwrap_or_default();
+                let tools = registry.agent_tools(ALIAS).unwrap_or_default();
                 Ok(tools
                     .iter()
                     .map(|tool| {
@@ -143,14 +118,14 @@ impl Target {
         match self {
             Target::A2a { url, token } => {
                 let registry = Self::registry(url, token.as_deref()).await?;
-                let tools = registry.agent_tools(ALIAS).map(|t| t.0).unwrap_or_default();
+                let tools = registry.agent_tools(ALIAS).unwrap_or_default();
                 let Some(tool) = tools.iter().find(|t| t.remote_name() == name) else {
                     return Err(unknown_tool(name, tools.iter().map(|t| t.remote_name())));
                 };
                 // Through a one-tool toolkit: the same stack (and progress plumbing) as any
                 // local call. The CLI's own --timeout bounds it, so no toolkit timeout.
                 let toolkit = Toolkit::builder()
-                    .register(RemoteTools(vec![tool.clone()]))
+                    .register(tool.clone())
                     .build()
                     .map_err(|e| CliError::Server(e.to_string()))?;
                 let (ctx, mut events) = ToolContext::new().progress_channel(64);
@@ -281,30 +256,19 @@ fn mcp_error(e: McpError) -> CliError {
     }
 }
 
-/// The agent card at `url`.
-pub async fn fetch_card(url: &str, token: Option<&str>) -> Result<AgentCard, CliError> {
-    let mut builder = RemoteAgent::builder(url);
-    if let Some(token) = token {
-        builder = builder.bearer_token(token);
+/// How to reach the agent at `url`.
+fn agent_config(url: &str, token: Option<&str>) -> AgentConfig {
+    let config = AgentConfig::new(url);
+    match token {
+        Some(token) => config.bearer_token(token),
+        None => config,
     }
-    let agent = builder.connect().await.map_err(a2a_error)?;
-    Ok(agent.card().clone())
 }
 
-/// JSON for `tools list --json`.
-pub fn row_json(row: &ToolRow) -> Value {
-    let mut v = json!({
-        "name": row.name,
-        "description": row.description,
-        "inputSchema": row.input_schema,
-        "annotations": {
-            "readOnlyHint": row.read_only,
-            "idempotentHint": row.idempotent,
-            "destructiveHint": row.destructive,
-        },
-    });
-    if let Some(out) = &row.output_schema {
-        v["outputSchema"] = out.clone();
-    }
-    v
+/// The agent card at `url`.
+pub async fn fetch_card(url: &str, token: Option<&str>) -> Result<AgentCard, CliError> {
+    let agent = RemoteAgent::connect(agent_config(url, token))
+        .await
+        .map_err(a2a_error)?;
+    Ok(agent.card().clone())
 }

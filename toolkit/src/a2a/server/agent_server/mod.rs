@@ -1,81 +1,57 @@
 //! [`A2aAgentServer`]: a [`ReActAgent`] over A2A whose clients bring their own tools
 //! (client-side tools).
 //!
-//! This module owns the conversations (one agent per `contextId`), the reply kind of each turn
-//! ([`Replies`]), and how tool results are matched to the calls that wait for them; the wire
-//! rules are on [`A2aAgentServer`].
+//! This file owns the server, its card and the checks a message passes before a task exists;
+//! the wire rules are on [`A2aAgentServer`]. Inside, dependencies point one way: `pending`
+//! (matching results to calls) and `reply` (the reply kind of each turn, [`Replies`]) are
+//! leaves; `conversations` keeps one agent per `contextId`; `turn` runs one message to its
+//! reply; `executor` runs turns and cancels them.
 
+mod conversations;
+mod executor;
 mod pending;
 mod reply;
 mod turn;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use a2a::{
-    A2AError, AgentCapabilities, AgentCard, AgentExtension, AgentSkill, Part, SendMessageRequest,
-    StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent,
-};
-use a2a_server::{AgentExecutor, ExecutorContext};
-use futures::FutureExt;
-use tokio_util::sync::CancellationToken;
+use a2a::{A2AError, AgentCapabilities, AgentCard, AgentExtension, AgentSkill, SendMessageRequest};
 
-use super::CLIENT_TOOLS_EXTENSION_URI;
-use super::emit::{self, EventStream};
-use super::http::{CardFn, SendCheck, ServerOptions, a2a_router};
-use crate::a2a::parts::{CallFormat, TOOL_DEFINITIONS, ToolResultEntry, extract_tools, has_part};
+use self::conversations::{AgentFactory, Shared, State, TaskCloser};
+use self::executor::ChatExecutor;
+use super::emit;
+use super::http::{CardFn, a2a_router, serve};
+use super::options::ServerOptions;
+use super::validate::SendCheck;
+use crate::a2a::extensions::CLIENT_TOOLS_EXTENSION_URI;
+use crate::a2a::parts::{TOOL_DEFINITIONS, extract_tools, has_part};
 use crate::agent::ReActAgent;
 use crate::error::ConfigError;
 
-/// Makes the agent of a new conversation; called with the `contextId`.
-pub type AgentFactory = Arc<dyn Fn(&str) -> Result<ReActAgent, ConfigError> + Send + Sync>;
+pub use self::reply::Replies;
 
-/// Whether [`A2aAgentServer`] answers a message with a Task or with a Message.
-///
-/// A continuation of a task (a message with `taskId`) is always answered on that task, and a
-/// failed turn is always a `FAILED` task: a Message can carry neither.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Replies {
-    /// Follow the client (the default): a client that asks for LangChain-shaped calls
-    /// (`format: "langchain"` on its tools part, as design document 000's clients do) reads
-    /// Messages, so it gets Messages; every other client gets Tasks. The latest tools part of a
-    /// conversation decides for the messages that carry none. One server thus serves both
-    /// kinds of clients, each in the form it reads, and a client that reads one kind never
-    /// gets the other.
-    #[default]
-    Auto,
-    /// Always a Task: tool calls in an `INPUT_REQUIRED` status message, the answer as an
-    /// artifact. A2A's own mechanism for "the agent needs input" (the project's convention).
-    Task,
-    /// Always a Message: the calls in a data part, the answer as text (design document 000).
-    /// The official handler still records a task per message, which stays `SUBMITTED`.
-    Message,
-}
+/// The card's name when the options set none.
+const DEFAULT_NAME: &str = "agent-toolkit agent";
 
-impl Replies {
-    fn kind_for(self, format: CallFormat) -> reply::Kind {
-        match (self, format) {
-            (Replies::Auto, CallFormat::LangChain) | (Replies::Message, _) => reply::Kind::Message,
-            (Replies::Auto, CallFormat::OpenAi) | (Replies::Task, _) => reply::Kind::Task,
-        }
-    }
-}
+/// The card's description (and its skill's) when the options set none.
+const DEFAULT_DESCRIPTION: &str = "A ReAct agent; send your own tools in a `tool-definitions` \
+                                   data part and run the calls it returns";
 
 /// A [`ReActAgent`] served over A2A (1.0 and 0.3), one agent (and conversation) per
 /// `contextId`, for clients that bring their own tools.
 ///
 /// 1. The client sends a message: text for the agent, and optionally a `tool-definitions` data
-///    part ([`to_data_part`](crate::a2a::to_data_part)). The tools are validated
+///    part ([`to_data_part`](crate::a2a::parts::to_data_part)). The tools are validated
 ///    ([`extract_tools`]); invalid ones get `-32602` listing every problem, and no task is
 ///    created.
-/// 2. The agent of the message's `contextId` (made by the [`AgentFactory`] on first use, then
+/// 2. The agent of the message's `contextId` (made by the factory given to [`new`](Self::new) on first use, then
 ///    kept with its conversation) runs with the client's tools bound for this message as
 ///    definitions without implementations
 ///    ([`run_with_external_tools`](ReActAgent::run_with_external_tools)). Its own toolkit's
 ///    tools, if any, run locally as usual.
 /// 3. When the model calls client tools, the reply carries the calls, in the shape the client
-///    asked for ([`CallFormat`]): by default a Task in `INPUT_REQUIRED` with the calls in its
+///    asked for ([`CallFormat`](crate::a2a::parts::CallFormat)): by default a Task in `INPUT_REQUIRED` with the calls in its
 ///    status message, or a Message for a client of design document 000 ([`Replies`]).
 /// 4. The client runs them and sends the results, on the same task or as a new message in the
 ///    conversation, as a `tool-results` part or as the document's text; they are matched to the
@@ -138,9 +114,6 @@ impl Replies {
 #[derive(Clone)]
 pub struct A2aAgentServer {
     factory: AgentFactory,
-    name: String,
-    description: String,
-    version: String,
     max_contexts: usize,
     replies: Replies,
     options: ServerOptions,
@@ -149,7 +122,6 @@ pub struct A2aAgentServer {
 impl std::fmt::Debug for A2aAgentServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("A2aAgentServer")
-            .field("name", &self.name)
             .field("max_contexts", &self.max_contexts)
             .field("replies", &self.replies)
             .field("options", &self.options)
@@ -164,32 +136,15 @@ impl A2aAgentServer {
     ) -> Self {
         A2aAgentServer {
             factory: Arc::new(factory),
-            name: "agent-toolkit agent".into(),
-            description: "A ReAct agent; send your own tools in a `tool-definitions` data part \
-                          and run the calls it returns"
-                .into(),
-            version: env!("CARGO_PKG_VERSION").into(),
             max_contexts: 1024,
             replies: Replies::Auto,
             options: ServerOptions::default(),
         }
     }
 
-    /// The agent's name on its card.
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
-    /// The agent's description on its card.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = description.into();
-        self
-    }
-
-    /// The agent's version on its card (default: this crate's version).
-    pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.version = version.into();
+    /// The card's name and the endpoint's settings (auth, body limit, public URL).
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
         self
     }
 
@@ -207,27 +162,9 @@ impl A2aAgentServer {
         self
     }
 
-    /// Require `Authorization: Bearer <token>` on calls.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.options.bearer_token = Some(token.into());
-        self
-    }
-
-    /// The largest request body accepted, in bytes (see [`ServerOptions::max_body_bytes`]).
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.options.max_body_bytes = bytes;
-        self
-    }
-
-    /// The URL clients reach the server at (see [`ServerOptions::public_url`]).
-    pub fn public_url(mut self, url: impl Into<String>) -> Self {
-        self.options.public_url = Some(url.into());
-        self
-    }
-
     /// The card (without interfaces and security, which the router adds per request).
     pub fn card(&self) -> AgentCard {
-        agent_card(&self.name, &self.description, &self.version)
+        agent_card(&self.options)
     }
 
     /// The axum router: card routes and the JSON-RPC endpoint at `/`.
@@ -271,15 +208,23 @@ impl A2aAgentServer {
 
     /// Serve on `listener` until the process ends (or the future is dropped).
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        super::http::serve(listener, self.router()).await
+        serve(listener, self.router()).await
     }
 }
 
-fn agent_card(name: &str, description: &str, version: &str) -> AgentCard {
+fn agent_card(options: &ServerOptions) -> AgentCard {
+    let description = options
+        .description
+        .as_deref()
+        .unwrap_or(DEFAULT_DESCRIPTION);
     AgentCard {
-        name: name.to_string(),
+        name: options.name.as_deref().unwrap_or(DEFAULT_NAME).to_string(),
         description: description.to_string(),
-        version: version.to_string(),
+        version: options
+            .version
+            .as_deref()
+            .unwrap_or(env!("CARGO_PKG_VERSION"))
+            .to_string(),
         supported_interfaces: Vec::new(),
         capabilities: AgentCapabilities {
             streaming: Some(true),
@@ -343,255 +288,5 @@ fn check_message(req: &SendMessageRequest) -> Result<(), A2AError> {
             "the message has no text for the agent (and no tool results)",
         )),
         Ok(None) => Ok(()),
-    }
-}
-
-/// One conversation: its agent, and where its waiting run (if any) stands.
-struct Session {
-    agent: ReActAgent,
-    /// The task whose `INPUT_REQUIRED` status carries the pending calls, when they were sent in
-    /// a Task reply.
-    announced_by: Option<String>,
-    /// Results received so far for the pending calls, each with the id of the call it answers.
-    received: Vec<ToolResultEntry>,
-    /// The call format the client asked for last.
-    format: CallFormat,
-}
-
-impl Session {
-    /// Ends the waiting run without running the model: received results are kept for the
-    /// model, calls without one get an error result.
-    fn close_pending(&mut self) {
-        let received = self.received.drain(..).map(|r| r.to_message()).collect();
-        self.agent.close_external_calls(received);
-    }
-}
-
-type SharedSession = Arc<tokio::sync::Mutex<Session>>;
-
-struct Conversation {
-    session: SharedSession,
-    last_used: u64,
-}
-
-struct State {
-    contexts: HashMap<String, Conversation>,
-    /// The token of every task whose turn is running, by task id.
-    running: HashMap<String, CancellationToken>,
-    /// Why a waiting task is being closed by the server, by task id (its status message).
-    closing: HashMap<String, String>,
-    clock: u64,
-    max_contexts: usize,
-}
-
-/// The router of this server, to close tasks through its own `CancelTask`.
-struct TaskCloser {
-    router: OnceLock<axum::Router>,
-    bearer: Option<String>,
-}
-
-/// What every turn needs.
-struct Shared {
-    factory: AgentFactory,
-    replies: Replies,
-    closer: Weak<TaskCloser>,
-    state: Mutex<State>,
-}
-
-struct ChatExecutor {
-    shared: Arc<Shared>,
-}
-
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Shared {
-    /// The agent of `context_id`, made on first use; forgets the least recently used idle
-    /// conversation when over the limit. A factory that fails (or panics) is an error to report.
-    fn session(&self, context_id: &str) -> Result<SharedSession, String> {
-        {
-            let mut state = lock(&self.state);
-            state.clock += 1;
-            let now = state.clock;
-            if let Some(c) = state.contexts.get_mut(context_id) {
-                c.last_used = now;
-                return Ok(c.session.clone());
-            }
-        }
-        // Made outside the lock: a slow factory must not hold up other conversations.
-        let made =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.factory)(context_id)));
-        let agent = match made {
-            Ok(Ok(agent)) => agent,
-            Ok(Err(e)) => return Err(format!("the agent could not be created: {e}")),
-            Err(_) => return Err("the agent could not be created: its factory panicked".into()),
-        };
-        let mut state = lock(&self.state);
-        state.clock += 1;
-        let now = state.clock;
-        // Another request for the same new context may have made one meanwhile: keep the first.
-        let session = state
-            .contexts
-            .entry(context_id.to_string())
-            .or_insert_with(|| Conversation {
-                session: Arc::new(tokio::sync::Mutex::new(Session {
-                    agent,
-                    announced_by: None,
-                    received: Vec::new(),
-                    format: CallFormat::OpenAi,
-                })),
-                last_used: now,
-            })
-            .session
-            .clone();
-        if state.contexts.len() > state.max_contexts {
-            let idle = state
-                .contexts
-                .iter()
-                .filter(|(id, c)| id.as_str() != context_id && Arc::strong_count(&c.session) == 1)
-                .min_by_key(|(_, c)| c.last_used)
-                .map(|(id, _)| id.clone());
-            if let Some(id) = idle {
-                state.contexts.remove(&id);
-            }
-        }
-        Ok(session)
-    }
-
-    /// Cancels `task_id` (waiting for tool results) through this server's own `CancelTask`,
-    /// with `reason` as its status message. Called with the conversation locked, which the
-    /// cancel path only `try_lock`s.
-    async fn close_task(&self, task_id: &str, reason: String) {
-        use tower::ServiceExt;
-
-        let Some(router) = self.closer.upgrade().and_then(|c| {
-            let router = c.router.get().cloned()?;
-            Some((router, c.bearer.clone()))
-        }) else {
-            return;
-        };
-        let (router, bearer) = router;
-        lock(&self.state)
-            .closing
-            .insert(task_id.to_string(), reason);
-        let body = serde_json::json!({"jsonrpc": "2.0", "id": "close", "method": "CancelTask",
-                                      "params": {"id": task_id}});
-        let mut request = axum::http::Request::post("/")
-            .header(axum::http::header::CONTENT_TYPE, "application/json")
-            .header("a2a-version", "1.0");
-        if let Some(token) = bearer {
-            request = request.header(axum::http::header::AUTHORIZATION, format!("Bearer {token}"));
-        }
-        let outcome = match request.body(axum::body::Body::from(body.to_string())) {
-            Ok(request) => match router.oneshot(request).await {
-                Ok(response) => axum::body::to_bytes(response.into_body(), 64 * 1024)
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|b| {
-                        let v: serde_json::Value =
-                            serde_json::from_slice(&b).map_err(|e| e.to_string())?;
-                        match v.get("error") {
-                            Some(error) => Err(error.to_string()),
-                            None => Ok(()),
-                        }
-                    }),
-                Err(never) => match never {},
-            },
-            Err(e) => Err(e.to_string()),
-        };
-        if let Err(error) = outcome {
-            // The task may have been cancelled by its client meanwhile; nothing is lost.
-            tracing::warn!(task_id, %error, "closing a task that waited for tool results failed");
-        }
-        lock(&self.state).closing.remove(task_id);
-    }
-}
-
-impl AgentExecutor for ChatExecutor {
-    fn execute(&self, ctx: ExecutorContext) -> EventStream {
-        let token = CancellationToken::new();
-        let (events, stream) = emit::channel(&ctx.task_id, &ctx.context_id, token.clone());
-        let session = self.shared.session(&ctx.context_id);
-        lock(&self.shared.state)
-            .running
-            .insert(ctx.task_id.clone(), token.clone());
-        let shared = self.shared.clone();
-        tokio::spawn(async move {
-            match session {
-                Ok(session) => {
-                    let run = std::panic::AssertUnwindSafe(turn::turn(
-                        &shared, session, ctx, &events, token,
-                    ));
-                    if run.catch_unwind().await.is_err() {
-                        tracing::error!(task_id = %events.task_id, "the agent panicked");
-                        let text = "the agent failed with an internal error";
-                        let message = events.agent_message(vec![Part::text(text)]);
-                        events.status(TaskState::Failed, Some(message)).await;
-                    }
-                }
-                Err(text) => {
-                    let message = events.agent_message(vec![Part::text(text)]);
-                    let task = events.new_task(
-                        TaskState::Submitted,
-                        ctx.message.into_iter().collect(),
-                        None,
-                    );
-                    if events.task(task).await {
-                        events.status(TaskState::Failed, Some(message)).await;
-                    }
-                }
-            }
-            lock(&shared.state).running.remove(&events.task_id);
-        });
-        stream
-    }
-
-    fn cancel(&self, ctx: ExecutorContext) -> EventStream {
-        let (running, reason) = {
-            let mut state = lock(&self.shared.state);
-            (
-                state.running.remove(&ctx.task_id),
-                state.closing.remove(&ctx.task_id),
-            )
-        };
-        match running {
-            // The turn rolls the conversation back when it sees the token.
-            Some(token) => token.cancel(),
-            // The server closing a task it superseded has already settled the conversation.
-            None if reason.is_some() => {}
-            // A task waiting for tool results: drop the calls it asked for (unless a newer
-            // run of the conversation already did, or is running now).
-            None => {
-                let session = lock(&self.shared.state)
-                    .contexts
-                    .get(&ctx.context_id)
-                    .map(|c| c.session.clone());
-                if let Some(session) = session
-                    && let Ok(mut session) = session.try_lock()
-                    && session.announced_by.as_deref() == Some(ctx.task_id.as_str())
-                {
-                    session.announced_by = None;
-                    session.close_pending();
-                }
-            }
-        }
-        let message = reason.map(|text| {
-            let mut message = a2a::Message::new(a2a::Role::Agent, vec![Part::text(text)]);
-            message.task_id = Some(ctx.task_id.clone());
-            message.context_id = Some(ctx.context_id.clone());
-            message
-        });
-        let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: ctx.task_id,
-            context_id: ctx.context_id,
-            status: TaskStatus {
-                state: TaskState::Canceled,
-                message,
-                timestamp: None,
-            },
-            metadata: None,
-        });
-        Box::pin(futures::stream::once(async move { Ok(event) }))
     }
 }

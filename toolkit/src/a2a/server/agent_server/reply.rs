@@ -1,4 +1,5 @@
-//! How one turn answers: as a Task or as a Message, with tool calls in the client's format.
+//! How one turn answers: as a Task or as a Message ([`Replies`] chooses), with tool calls in
+//! the client's format.
 //!
 //! A Task reply opens its stream with the task (and `WORKING`) before the model runs, then ends
 //! it with the answer artifact (`COMPLETED`), the calls (`INPUT_REQUIRED`, calls in the status
@@ -12,6 +13,39 @@ use a2a::{A2AError, Message, Part, Role, StreamResponse, Task, TaskState, TaskSt
 use super::super::emit::{self, Events};
 use crate::ToolCall;
 use crate::a2a::parts::{CallFormat, tool_calls_part_as};
+
+/// Whether [`A2aAgentServer`](super::A2aAgentServer) answers a message with a Task or with a Message.
+///
+/// A continuation of a task (a message with `taskId`) is always answered on that task, and a
+/// failed turn is always a `FAILED` task: a Message can carry neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Replies {
+    /// Follow the client (the default): a client that asks for LangChain-shaped calls
+    /// (`format: "langchain"` on its tools part, as design document 000's clients do) reads
+    /// Messages, so it gets Messages; every other client gets Tasks. The latest tools part of a
+    /// conversation decides for the messages that carry none. One server thus serves both
+    /// kinds of clients, each in the form it reads, and a client that reads one kind never
+    /// gets the other.
+    #[default]
+    Auto,
+    /// Always a Task: tool calls in an `INPUT_REQUIRED` status message, the answer as an
+    /// artifact. A2A's own mechanism for "the agent needs input" (the project's convention).
+    Task,
+    /// Always a Message: the calls in a data part, the answer as text (design document 000).
+    /// The official handler still records a task per message, which stays `SUBMITTED`.
+    Message,
+}
+
+impl Replies {
+    /// The reply kind for a client that asks for calls in `format`.
+    pub(super) fn kind_for(self, format: CallFormat) -> Kind {
+        match (self, format) {
+            (Replies::Auto, CallFormat::LangChain) | (Replies::Message, _) => Kind::Message,
+            (Replies::Auto, _) | (Replies::Task, _) => Kind::Task,
+        }
+    }
+}
 
 /// Task or Message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,9 +5,9 @@ use a2a_server::ExecutorContext;
 use tokio_util::sync::CancellationToken;
 
 use super::super::emit::{self, Events};
+use super::conversations::{Session, Shared, SharedSession};
 use super::pending::{describe, match_results, unanswered};
 use super::reply::{Kind, Reply};
-use super::{Session, Shared, SharedSession};
 use crate::a2a::parts::{
     InvalidToolsPart, TOOL_RESULTS, ToolResultEntry, extract_text_results, extract_tool_results,
     extract_tools, has_part, requested_call_format, tool_results_text,

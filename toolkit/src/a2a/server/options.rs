@@ -1,0 +1,120 @@
+//! [`ServerOptions`]: what every A2A server here is configured with — the name on its card and
+//! the HTTP settings of its endpoint.
+
+use std::fmt;
+
+use a2a::AgentCard;
+
+/// The settings [`A2aToolServer`](super::A2aToolServer), [`A2aAgentServer`](super::A2aAgentServer)
+/// and [`a2a_router`](super::a2a_router) share: who the agent says it is on its card, and how
+/// its endpoint is protected and reached. Pass them with each server's `options`.
+///
+/// ```no_run
+/// # async fn serve(toolkit: agent_toolkit::Toolkit) -> std::io::Result<()> {
+/// use agent_toolkit::a2a::server::{A2aToolServer, ServerOptions};
+///
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:41241").await?;
+/// A2aToolServer::new(&toolkit)
+///     .options(ServerOptions::new().name("Weather tools").bearer_token("s3cret"))
+///     .serve(listener)
+///     .await
+/// # }
+/// ```
+#[derive(Clone, Default)]
+#[must_use = "pass them to a server's `options`"]
+pub struct ServerOptions {
+    pub(crate) name: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) bearer_token: Option<String>,
+    pub(crate) max_body_bytes: Option<usize>,
+    pub(crate) public_url: Option<String>,
+}
+
+/// The default request body limit: 2 MiB.
+const DEFAULT_MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+impl ServerOptions {
+    /// The defaults: each server's own name and description, this crate's version, no auth, a
+    /// 2 MiB body limit, and URLs taken from the request's `Host` header.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The agent's name on its card (default: the server's own, e.g. `agent-toolkit tools`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The agent's description on its card (default: the server's own, saying how to use it).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The agent's version on its card (default: this crate's version).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` on the JSON-RPC endpoint (the card stays public
+    /// and declares the scheme). Default: no auth.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// The largest request body accepted, in bytes (default 2 MiB; at most
+    /// [`MAX_REQUEST_BODY_BYTES`](a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES), 10 MiB, the
+    /// official router's own limit). A larger body gets HTTP 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = Some(bytes);
+        self
+    }
+
+    /// The URL clients reach the server at, e.g. `https://tools.example.com/`, for the card's
+    /// interfaces. Default: `http://` plus the request's `Host` header.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// The body limit in force: the one set (capped at the official router's), or 2 MiB.
+    pub(crate) fn body_limit(&self) -> usize {
+        self.max_body_bytes
+            .unwrap_or(DEFAULT_MAX_BODY_BYTES)
+            .min(a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES)
+    }
+
+    /// `card` with the name, description and version set here, where set.
+    pub(crate) fn apply_to(&self, card: &mut AgentCard) {
+        if let Some(name) = &self.name {
+            card.name.clone_from(name);
+        }
+        if let Some(description) = &self.description {
+            card.description.clone_from(description);
+        }
+        if let Some(version) = &self.version {
+            card.version.clone_from(version);
+        }
+    }
+}
+
+impl fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The token is a secret: say whether there is one, never what it is.
+        f.debug_struct("ServerOptions")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("version", &self.version)
+            .field(
+                "bearer_token",
+                &self.bearer_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("max_body_bytes", &self.body_limit())
+            .field("public_url", &self.public_url)
+            .finish()
+    }
+}

@@ -1,0 +1,91 @@
+//! Where an MCP server is ([`McpTarget`]) and how a client introduces itself to it and how long
+//! it waits ([`McpClientOptions`]).
+
+use std::fmt;
+use std::time::Duration;
+
+/// Where an MCP server is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpTarget {
+    /// A program started as a child process, spoken to over its stdin and stdout. Its stderr
+    /// is passed through to ours.
+    Command {
+        /// The program (looked up in `PATH`).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (the rest of ours is inherited).
+        env: Vec<(String, String)>,
+    },
+    /// A streamable-HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    Url(String),
+}
+
+impl McpTarget {
+    /// A program to start, with its arguments.
+    pub fn command<S: Into<String>>(
+        program: impl Into<String>,
+        args: impl IntoIterator<Item = S>,
+    ) -> Self {
+        McpTarget::Command {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+        }
+    }
+
+    /// A streamable-HTTP endpoint.
+    pub fn url(url: impl Into<String>) -> Self {
+        McpTarget::Url(url.into())
+    }
+
+    /// The same command with one more environment variable (no effect on a URL).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTarget::Command { env, .. } = &mut self {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+}
+
+impl fmt::Display for McpTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpTarget::Command { program, args, .. } => {
+                write!(f, "`{program}")?;
+                for arg in args {
+                    write!(f, " {arg}")?;
+                }
+                f.write_str("`")
+            }
+            McpTarget::Url(url) => f.write_str(url),
+        }
+    }
+}
+
+/// How an [`McpClient`](super::McpClient) introduces itself and how long it waits.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct McpClientOptions {
+    /// The client name sent in `initialize`.
+    pub name: String,
+    /// The client version sent in `initialize`.
+    pub version: String,
+    /// Longest wait for a connection and its `initialize` handshake (default 30 s).
+    pub connect_timeout: Duration,
+    /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
+    /// their own: the toolkit's timeouts apply to them, or the caller's.
+    pub request_timeout: Duration,
+}
+
+impl Default for McpClientOptions {
+    fn default() -> Self {
+        McpClientOptions {
+            name: "agent-toolkit".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            connect_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
