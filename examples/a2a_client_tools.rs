@@ -8,7 +8,7 @@
 //! gets the answer as the task's artifact. A follow-up question continues the same
 //! conversation (`contextId`).
 //!
-//! Run it with `cargo run --example a2a_client_tools`.
+//! Run it with `cargo run --example a2a_client_tools --features a2a`.
 
 use std::sync::Arc;
 use std::time::Duration;

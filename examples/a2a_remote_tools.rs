@@ -6,10 +6,10 @@
 //! (`dynamic_tools`), a call with its result, a call whose progress streams back to the local
 //! progress channel, and a call cut by the local timeout, which cancels the remote task.
 //!
-//! Run it with `cargo run --example a2a_remote_tools`: it starts a small tool server in-process
-//! on a free loopback port. To use another server, give its URL:
-//! `cargo run --example a2a_tool_server` in one terminal, then
-//! `cargo run --example a2a_remote_tools -- http://127.0.0.1:41241` in another
+//! Run it with `cargo run --example a2a_remote_tools --features a2a`: it starts a small tool
+//! server in-process on a free loopback port. To use another server, give its URL:
+//! `cargo run --example a2a_tool_server --features a2a` in one terminal, then
+//! `cargo run --example a2a_remote_tools --features a2a -- http://127.0.0.1:41241` in another
 //! (set `A2A_TOKEN` if the server wants a bearer token).
 
 use std::time::Duration;

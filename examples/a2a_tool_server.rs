@@ -6,9 +6,9 @@
 //! the card until the group is switched on. The agent card lists one skill per active tool and
 //! carries their schemas in the tools extension.
 //!
-//! Run it with `cargo run --example a2a_tool_server -- [PORT]` (or set `A2A_PORT`; default
-//! 41241), then fetch `http://127.0.0.1:PORT/.well-known/agent-card.json`, or call it from
-//! `examples/a2a_remote_tools.rs` or any A2A client:
+//! Run it with `cargo run --example a2a_tool_server --features a2a -- [PORT]` (or set
+//! `A2A_PORT`; default 41241), then fetch `http://127.0.0.1:PORT/.well-known/agent-card.json`,
+//! or call it from `examples/a2a_remote_tools.rs` or any A2A client:
 //!
 //! ```text
 //! curl -s localhost:41241/ -H 'A2A-Version: 1.0' -H 'Content-Type: application/json' -d \

@@ -7,9 +7,10 @@
 //!
 //! It runs offline: the agent's model is scripted, and the MCP server is this same program
 //! started again in server mode (any stdio MCP server would do the same; pass its command line
-//! to list its tools instead: `cargo run --example mcp_import -- python my_server.py`).
+//! to list its tools instead:
+//! `cargo run --example mcp_import --features mcp -- python my_server.py`).
 //!
-//! Run it with `cargo run --example mcp_import`.
+//! Run it with `cargo run --example mcp_import --features mcp`.
 
 use std::time::Duration;
 

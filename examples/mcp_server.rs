@@ -6,11 +6,12 @@
 //! `notifications/progress` to clients that ask for it), read-only hints, and a group the
 //! client's session unlocks itself (the client is told the tool list changed).
 //!
-//! Run it with `cargo run --example mcp_server`; it then waits for an MCP client on stdin.
+//! Run it with `cargo run --example mcp_server --features mcp`; it then waits for an MCP client
+//! on stdin.
 //! To use it from an MCP client, add it to the client's configuration, e.g.:
 //!
 //! ```json
-//! {"mcpServers": {"weather": {"command": "cargo", "args": ["run", "--quiet", "--example", "mcp_server"]}}}
+//! {"mcpServers": {"weather": {"command": "cargo", "args": ["run", "--quiet", "--features", "mcp", "--example", "mcp_server"]}}}
 //! ```
 //!
 //! stdout carries the protocol; this program writes its own messages to stderr.

@@ -9,7 +9,7 @@
 //! (`reset_equipped_tools`), progress events from a running tool, and an approval asked of the
 //! person running the example (here answered automatically), all through `run_stream`.
 //!
-//! Run it with `cargo run --example react_agent`.
+//! Run it with `cargo run --example react_agent --features openai,anthropic`.
 
 use std::time::Duration;
 

@@ -148,3 +148,16 @@ async fn client_errors_are_classified() {
         .unwrap_err();
     assert!(matches!(err, A2aClientError::Card { .. }), "{err:?}");
 }
+
+#[tokio::test]
+async fn unreachable_agents_and_bad_cards_are_clear_errors() {
+    let registry = RemoteToolRegistry::new();
+    let port = crate::peers::free_port();
+    let err = registry
+        .add_agent("none", AgentConfig::new(format!("http://127.0.0.1:{port}")))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, A2aClientError::Connection { .. }), "{err}");
+    assert!(err.is_retryable());
+    assert!(registry.agents().is_empty());
+}

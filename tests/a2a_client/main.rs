@@ -3,15 +3,23 @@
 //! local `Toolkit` (groups, timeouts, retries, progress, cancellation); the client-side-tools
 //! loop (`ClientToolsSession`) against a Python 1.x agent; and Rust ↔ Rust end to end with this
 //! crate's own servers.
+//!
+//! The modules that start Python or Node peers need the `interop` feature.
 
 #[path = "../peers/mod.rs"]
 mod peers;
 
+#[cfg(feature = "interop")]
 mod calls;
+#[cfg(feature = "interop")]
 mod discovery;
 mod errors;
+#[cfg(feature = "interop")]
 mod js;
 mod literal_004;
 mod rust_peers;
+#[cfg(feature = "interop")]
 mod session;
+// Starting the Python peers (used by the `interop` modules) and small helpers.
+#[cfg_attr(not(feature = "interop"), allow(dead_code, unused_imports))]
 mod support;

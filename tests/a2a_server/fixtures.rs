@@ -25,6 +25,7 @@ pub struct Probe {
 }
 
 impl Probe {
+    #[cfg(feature = "interop")]
     pub fn cancelled(&self) -> usize {
         self.cancelled.load(Ordering::SeqCst)
     }

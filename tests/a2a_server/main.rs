@@ -2,6 +2,8 @@
 //! Python SDKs as clients (a2a-sdk 1.x on the 1.0 wire, a2a-sdk 0.3.26 on the 0.3 wire) and by
 //! raw HTTP for bad input: every bad request gets the spec's error code or a model-visible
 //! tool error, and the server keeps serving.
+//!
+//! The modules that start Python or Node peers need the `interop` feature.
 
 #[path = "../peers/mod.rs"]
 mod peers;
@@ -9,7 +11,9 @@ mod peers;
 mod agent;
 mod bad_input;
 mod fixtures;
+#[cfg(feature = "interop")]
 mod js;
 mod literal_004;
+#[cfg(feature = "interop")]
 mod python;
 mod tools;

@@ -1,17 +1,20 @@
 //! Integration tests of the ReAct agent with the scripted model: full runs, the event stream,
 //! memory, budgets and limits, per-turn tool snapshots, agent-managed groups, approval,
 //! return-directly tools, background results (also with reused call ids), external
-//! (client-side) tools, the agent info tools receive, and argument checks of hand-written tools.
+//! (client-side) tools, the agent info tools receive, and argument checks of hand-written tools
+//! (with the `validate` feature).
 
 mod approval;
 mod background;
 mod external;
 mod groups;
+#[cfg(feature = "validate")]
 mod hand_written;
 mod info;
 mod runs;
 mod tools;
 
 /// The hand-written tool of seeds/002, shared with the core tests.
+#[cfg(feature = "validate")]
 #[path = "../core/calculator.rs"]
 mod calculator;

@@ -10,7 +10,7 @@
 //! every iteration are kept and their percentiles printed at the end, with the error count
 //! (which must be zero: the bench fails otherwise).
 //!
-//! Run with `cargo bench -p agent-toolkit-examples --bench a2a_load`.
+//! Run with `cargo bench -p agent-toolkit-examples --features full --bench a2a_load`.
 
 use std::process::Stdio;
 use std::sync::Mutex;

@@ -10,7 +10,7 @@
 //! runtime; one iteration is one request written to the child's stdin and its response read
 //! from its stdout. The two take turns for three rounds (see `mcp_stdio_call`).
 //!
-//! Run with `cargo bench -p agent-toolkit-examples --bench mcp`.
+//! Run with `cargo bench -p agent-toolkit-examples --features full --bench mcp`.
 
 use std::hint::black_box;
 

@@ -1,8 +1,10 @@
 //! Integration tests of the core: macros, schemas, the Toolkit, the precedence rule, groups,
 //! results and errors, bad input, and schema checks of tools that do not parse their own
-//! arguments. One test binary, one module per concern.
+//! arguments. One test binary, one module per concern. The schema checks (JSON Schema
+//! validation, of generated schemas and of arguments) need the `validate` feature.
 
 mod bad_input;
+#[cfg(feature = "validate")]
 mod calculator;
 mod fast_path;
 mod fixtures;
@@ -10,9 +12,11 @@ mod groups;
 mod macros;
 mod precedence;
 mod results;
+#[cfg(feature = "validate")]
 mod schemas;
 mod toolkit;
 mod typed;
+#[cfg(feature = "validate")]
 mod validation;
 
 use agent_toolkit::prelude::*;

@@ -204,25 +204,3 @@ async fn server_dying_mid_call_fails_the_call_and_the_next_call_reconnects() {
     let sum = call(&toolkit, "py__add", json!({"a": 1, "b": 1})).await;
     assert_eq!(sum.model_text(), r#"{"result":2}"#);
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unreachable_servers_give_clear_errors() {
-    let missing = McpImport::connect(McpTarget::command("/nonexistent/mcp-server", ["--x"]), "x")
-        .await
-        .unwrap_err();
-    let text = missing.to_string();
-    assert!(
-        text.contains("could not start the MCP server `/nonexistent/mcp-server --x`"),
-        "{text}"
-    );
-    let port = peers::free_port();
-    let refused = McpImport::connect(McpTarget::url(format!("http://127.0.0.1:{port}/mcp")), "x")
-        .await
-        .unwrap_err();
-    assert!(
-        refused
-            .to_string()
-            .contains("could not connect to the MCP server"),
-        "{refused}"
-    );
-}

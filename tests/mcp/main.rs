@@ -3,16 +3,19 @@
 //! and per-session group state.
 //!
 //! The stdio server is the `mcp-test-server` binary (the [`fixture`] toolkit); HTTP servers run
-//! in this process on 127.0.0.1.
+//! in this process on 127.0.0.1. The modules that start Python peers need the `interop` feature.
 
 #[path = "../peers/mod.rs"]
 mod peers;
 
 mod bad_input;
 mod fixture;
+#[cfg(feature = "interop")]
 mod import;
+#[cfg(feature = "interop")]
 mod python_client;
 mod sessions;
+mod unreachable;
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -2,9 +2,10 @@
 //! loopback).
 //!
 //! Include it from a test binary with `#[path = "../peers/mod.rs"] mod peers;`.
-//! The Python virtual environments and the JS packages (`target/js`, from
-//! `tests/peers/js/package-lock.json`) are made by `tests/peers/setup.sh` (run by `.ci/run`);
-//! [`python`] and [`node`] run it themselves when needed, so `cargo test` alone is enough.
+//! The Python virtual environments (`target/py`) and the JS packages (`target/js`, from
+//! `tests/peers/js/package-lock.json`) are made by `tests/peers/setup.sh` (run by `.ci/run`) in
+//! the build's target directory (`CARGO_TARGET_DIR` if set); [`python`] and [`node`] run it
+//! themselves when needed, so `cargo test --workspace --features interop` alone is enough.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -46,19 +47,35 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The target directory of this build (`target/`, or `CARGO_TARGET_DIR`), where `setup.sh`
+/// installs the peers.
+pub fn target_dir() -> PathBuf {
+    // Cargo gives integration tests `<target dir>/tmp`.
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is inside the target directory")
+        .to_path_buf()
+}
+
+/// `bash tests/peers/setup.sh <what>`, installing into [`target_dir`].
+fn setup(what: &str) -> std::process::Command {
+    let mut command = std::process::Command::new("bash");
+    command
+        .arg(workspace_root().join("tests/peers/setup.sh"))
+        .arg(what)
+        .env("CARGO_TARGET_DIR", target_dir());
+    command
+}
+
 /// The interpreter of `env`, installing the Python environments first if needed.
 pub fn python(env: Env) -> PathBuf {
     static SETUP: OnceLock<()> = OnceLock::new();
-    let root = workspace_root();
-    let py = root.join("target/py").join(env.dir()).join("bin/python");
-    let ready = root.join("target/py").join(env.dir()).join(".ready");
+    let dir = target_dir().join("py").join(env.dir());
+    let py = dir.join("bin/python");
+    let ready = dir.join(".ready");
     if !ready.exists() {
         SETUP.get_or_init(|| {
-            let status = std::process::Command::new("bash")
-                .arg(root.join("tests/peers/setup.sh"))
-                .arg("py")
-                .status()
-                .expect("run tests/peers/setup.sh");
+            let status = setup("py").status().expect("run tests/peers/setup.sh");
             assert!(status.success(), "tests/peers/setup.sh failed");
         });
     }
@@ -171,9 +188,7 @@ pub fn node(script: &str) -> Command {
     static SETUP: OnceLock<()> = OnceLock::new();
     let root = workspace_root();
     SETUP.get_or_init(|| {
-        let status = std::process::Command::new("bash")
-            .arg(root.join("tests/peers/setup.sh"))
-            .arg("js")
+        let status = setup("js")
             .status()
             .expect("run tests/peers/setup.sh js (needs node and npm)");
         assert!(status.success(), "tests/peers/setup.sh js failed");
@@ -181,7 +196,7 @@ pub fn node(script: &str) -> Command {
     let mut command = Command::new("node");
     command
         .arg(root.join("tests/peers/js").join(script))
-        .env("NODE_PATH", root.join("target/js/node_modules"));
+        .env("NODE_PATH", target_dir().join("js/node_modules"));
     command
 }
 

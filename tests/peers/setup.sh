@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the official SDKs that the interop tests use as real peers, under target/ (outside
-# git). Idempotent: a finished environment has a `.ready` marker and is skipped. Called by
-# .ci/run, and by the tests themselves when missing.
+# Installs the official SDKs that the interop tests use as real peers, under the target
+# directory (target/, or $CARGO_TARGET_DIR if set; outside git). Idempotent: a finished
+# environment has a `.ready` marker and is skipped. Called by .ci/run, and by the tests
+# themselves when missing.
 #   target/py/a2a1   a2a-sdk 1.x (A2A 1.0, with its 0.3 compatibility layer) + uvicorn
 #   target/py/a2a03  a2a-sdk 0.3.26 (pure A2A 0.3 `kind` shapes) + uvicorn
 #   target/py/mcp    mcp 2.x (the official MCP Python SDK) + uvicorn
@@ -12,10 +13,13 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 py="${PYTHON:-python3}"
 what="${1:-all}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+mkdir -p "$target"
+target="$(cd "$target" && pwd)"
 
 make_env() {
     local name="$1"; shift
-    local dir="$root/target/py/$name"
+    local dir="$target/py/$name"
     if [[ -f "$dir/.ready" ]]; then return 0; fi
     rm -rf "$dir"
     "$py" -m venv "$dir"
@@ -26,7 +30,7 @@ make_env() {
 
 make_js() {
     local src="$root/tests/peers/js"
-    local dir="$root/target/js"
+    local dir="$target/js"
     local want
     want="$(sha256sum "$src/package-lock.json" | cut -d' ' -f1)"
     if [[ -f "$dir/.ready" && "$(cat "$dir/.ready")" == "$want" ]]; then return 0; fi
@@ -34,24 +38,24 @@ make_js() {
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$dir/.ready"
-    echo "installed target/js from tests/peers/js/package-lock.json"
+    echo "installed $target/js from tests/peers/js/package-lock.json"
 }
 
 if [[ "$what" == all || "$what" == py ]]; then
-    mkdir -p "$root/target/py"
+    mkdir -p "$target/py"
     (
         # One installer at a time, whoever calls (CI or several test binaries at once).
         flock 9
         make_env a2a1 "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "httpx==0.28.1"
         make_env a2a03 "a2a-sdk[http-server]==0.3.26" "uvicorn==0.54.0"
         make_env mcp "mcp==2.3.0" "uvicorn==0.54.0"
-    ) 9> "$root/target/py/.lock"
+    ) 9> "$target/py/.lock"
 fi
 
 if [[ "$what" == all || "$what" == js ]]; then
-    mkdir -p "$root/target/js"
+    mkdir -p "$target/js"
     (
         flock 9
         make_js
-    ) 9> "$root/target/js/.lock"
+    ) 9> "$target/js/.lock"
 fi

@@ -5,6 +5,9 @@
 //! Own harness (`harness = false`): the test binary re-executes itself as our MCP stdio server
 //! (`AGENT_TOOLKIT_CLI_TEST_SERVE=mcp-stdio`), since the CLI must start that server as a child
 //! process.
+//!
+//! The cases against the Python servers need the `interop-tests` feature (the workspace's
+//! `interop`).
 
 #[path = "../../tests/peers/mod.rs"]
 mod peers;
@@ -241,6 +244,7 @@ async fn our_a2a_server() {
     task.abort();
 }
 
+#[cfg(feature = "interop-tests")]
 async fn python_mcp_server() {
     let py = peers::python(peers::Env::Mcp);
     let script = peers::workspace_root().join("tests/peers/mcp_server_peer.py");
@@ -284,6 +288,7 @@ async fn python_mcp_server() {
     assert!(countdown.stderr.contains("progress: 3/3"), "{countdown:?}");
 }
 
+#[cfg(feature = "interop-tests")]
 async fn python_a2a_server() {
     let port = peers::free_port();
     let _peer =
@@ -347,7 +352,9 @@ fn main() {
         ("our_mcp_stdio_server", || Box::pin(our_mcp_stdio_server())),
         ("our_mcp_http_server", || Box::pin(our_mcp_http_server())),
         ("our_a2a_server", || Box::pin(our_a2a_server())),
+        #[cfg(feature = "interop-tests")]
         ("python_mcp_server", || Box::pin(python_mcp_server())),
+        #[cfg(feature = "interop-tests")]
         ("python_a2a_server", || Box::pin(python_a2a_server())),
         ("unreachable_servers_and_usage_mistakes", || {
             Box::pin(unreachable_servers_and_usage_mistakes())

@@ -182,8 +182,8 @@ impl ReActAgent {
 
     /// Undo a run that was stopped midway (its future dropped): forget what it added after the
     /// first `memory_len` messages, and answer any call left without a result with an error
-    /// result, so the conversation stays valid for the next run. Only the A2A server stops
-    /// runs this way.
+    /// result, so the conversation stays valid for the next run. Only the A2A agent server
+    /// stops runs this way.
     #[cfg(feature = "a2a")]
     pub(crate) fn interrupt(&mut self, memory_len: usize) {
         self.suspended = None;
