@@ -9,7 +9,7 @@ mod tagged;
 
 use std::collections::HashMap;
 
-use agent_toolkit::{Dialect, ToolDefinition, schema::NameMap, tool::ToolAnnotations};
+use agent_toolkit::{Dialect, ToolDefinition, dialect::NameMap, tool::ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -289,7 +289,7 @@ fn strict_takes_explicit_nulls_rejects_extra_keys_and_round_trips_to_serde() {
 #[test]
 fn strict_structure() {
     let canonical = canonical::<Reorder>();
-    assert!(agent_toolkit::schema::strict_representable(&canonical));
+    assert!(agent_toolkit::dialect::strict_representable(&canonical));
     let parameters = Dialect::OpenAiStrict.parameters(&canonical);
     assert!(parameters.get("anyOf").is_none());
     for schema in schemas(&parameters) {
@@ -321,7 +321,7 @@ fn strict_structure() {
 #[test]
 fn strict_falls_back_to_non_strict_for_maps() {
     let def = place_order();
-    assert!(!agent_toolkit::schema::strict_representable(
+    assert!(!agent_toolkit::dialect::strict_representable(
         def.parameters()
     ));
     let parameters = Dialect::OpenAiStrict.parameters(def.parameters());

@@ -233,7 +233,7 @@ impl Writer<'_> {
 fn strict_round_trip<T: JsonSchema + DeserializeOwned + std::fmt::Debug>(name: &str) -> usize {
     let canonical = canonical::<Param<T>>();
     assert!(
-        agent_toolkit::schema::strict_representable(&canonical),
+        agent_toolkit::dialect::strict_representable(&canonical),
         "{name}: strict mode cannot express it"
     );
     let strict = Dialect::OpenAiStrict.parameters(&canonical);

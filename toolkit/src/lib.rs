@@ -33,7 +33,7 @@
 //!
 //! 1. **Declaration** — `#[tool]` (or a hand-written [`Tool`] / [`AgentTool`]) declares a
 //!    [`tool::ToolSpec`]: name, description, [`tool::ParamSpec`]s (visible, preset or context),
-//!    [`tool::ToolOptions`]. The schema of each parameter comes from `schemars` ([`schema`]).
+//!    [`tool::ToolOptions`]. The schema of each parameter comes from `schemars`.
 //! 2. **Registration** — [`toolkit::ToolkitBuilder`] binds presets and defaults, puts tools in
 //!    groups, and compiles each registration once: the argument plan and the
 //!    [`ToolDefinition`] the model is shown (the canonical JSON Schema of the visible
@@ -41,7 +41,7 @@
 //!    same way when they change.
 //! 3. **Presentation** — [`Toolkit::definitions`] (or [`Toolkit::definitions_for`] a
 //!    [`Dialect`]: OpenAI strict and non-strict, Anthropic, Gemini, MCP) gives the active tools,
-//!    in the form a provider accepts, with tool names mapped both ways.
+//!    in the form a provider accepts, with tool names mapped both ways ([`dialect`]).
 //! 4. **Dispatch** — a model's [`ToolCall`] is looked up, checked against the active groups,
 //!    and its arguments resolved by the one precedence rule (model → presets → context by type,
 //!    call > agent > toolkit → defaults → error), the hidden ones refused if the model sent
@@ -74,6 +74,7 @@ pub mod agent;
 mod args;
 pub mod background;
 pub mod context;
+pub mod dialect;
 pub mod error;
 pub mod exec;
 #[cfg(feature = "mcp")]
@@ -81,7 +82,7 @@ pub mod exec;
 pub mod mcp;
 pub mod model;
 mod param;
-pub mod schema;
+mod schema;
 pub mod testing;
 pub mod tool;
 pub mod toolkit;
@@ -168,10 +169,10 @@ pub use agent::{AgentEvent, ReActAgent};
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
 pub use context::{CallInfo, CancellationToken, Ctx, FromToolContext, ToolContext, ToolEmitter};
+pub use dialect::Dialect;
 pub use error::{BuildError, ToolError};
 pub use exec::RetryPolicy;
 pub use model::{ChatModel, ToolChoice};
-pub use schema::Dialect;
 pub use tool::{AgentTool, Json, Tool, ToolCall, ToolDefinition, ToolOutput, ToolResult};
 pub use toolkit::Toolkit;
 

@@ -2,7 +2,6 @@
 
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-#[cfg(any(feature = "a2a", feature = "mcp"))]
 use serde_json::Value;
 
 /// Lock `mutex`, recovering the data when another thread panicked while holding it: every
@@ -37,11 +36,8 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-// Used by the A2A and MCP modules so far (`model::text_calls` keeps a copy of `json_kind`).
-
 /// A JSON value's type as an error message names it: `null`, `a boolean`, `a number`,
 /// `a string`, `an array` or `an object`.
-#[cfg(any(feature = "a2a", feature = "mcp"))]
 pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

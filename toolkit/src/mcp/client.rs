@@ -24,6 +24,10 @@ use super::progress::{McpProgress, ProgressRouter};
 use super::target::{McpClientOptions, McpTarget};
 use crate::util::{OnDrop, json_kind};
 
+/// How long a call that reported progress waits, after its response, for notifications still
+/// on their way (see `call_tool_with_progress`).
+const LATE_PROGRESS_QUIET: Duration = Duration::from_millis(25);
+
 /// A connection to one MCP server, made on first use and remade after it is lost.
 ///
 /// It speaks the 2025-11-25 handshake era (`initialize`, then the session). Every operation
@@ -160,21 +164,35 @@ impl McpClient {
         };
         let mut progress = self.inner.progress.subscribe(handle.progress_token.clone());
         let cancel = cancel_on_drop(peer.clone(), handle.id.clone());
+        let mut reported = false;
         let response = {
             let mut response = std::pin::pin!(handle.await_response());
             loop {
                 tokio::select! {
                     response = &mut response => break response,
-                    Some(event) = progress.rx.recv() => on_progress(event),
+                    Some(event) = progress.rx.recv() => {
+                        reported = true;
+                        on_progress(event);
+                    }
                 }
             }
         };
         cancel.defuse();
-        // rmcp hands each notification to its own task, so the last ones may land just after
-        // the response: give them one turn of the scheduler, then take what has arrived.
+        // rmcp hands each notification to a task of its own, spawned when the notification is
+        // read, so the last ones (sent before the response) may still be queued when the
+        // response arrives. Take what has arrived; a call that reported progress also waits
+        // until its notifications have been quiet for a moment, so none is cut off.
         tokio::task::yield_now().await;
         while let Ok(event) = progress.rx.try_recv() {
+            reported = true;
             on_progress(event);
+        }
+        if reported {
+            while let Ok(Some(event)) =
+                tokio::time::timeout(LATE_PROGRESS_QUIET, progress.rx.recv()).await
+            {
+                on_progress(event);
+            }
         }
         match response {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),

@@ -3,8 +3,8 @@
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool};
 use serde_json::{Map, Value, json};
 
+use crate::dialect::Dialect;
 use crate::error::{ToolError, ToolErrorKind};
-use crate::schema::Dialect;
 use crate::tool::ToolDefinition;
 use crate::tool::{Content, ToolOptions, ToolOutput, ToolResult};
 use crate::toolkit::Toolkit;

@@ -17,8 +17,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::convert;
 use crate::context::{ProgressEvent, ToolContext, ToolProgress};
+use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
-use crate::schema::Dialect;
 use crate::tool::ToolCall;
 use crate::toolkit::Toolkit;
 

@@ -47,7 +47,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 
-use crate::schema::Dialect;
+use crate::dialect::Dialect;
 
 /// A chat model the agent can talk to.
 pub trait ChatModel: Send + Sync + 'static {

@@ -15,9 +15,9 @@ use super::{GroupInfo, GroupMasks, Inner, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, UnknownArgs};
 use crate::background::{BackgroundJobs, ResultCallback};
 use crate::context::Values;
+use crate::dialect::{Dialect, NameMap};
 use crate::error::{BuildError, ConfigError, ToolError};
 use crate::exec::{self, ApprovalHook, BoxToolService, LayerFn, RetryPolicy, ToolInvocation};
-use crate::schema::{Dialect, NameMap};
 use crate::tool::{AgentTool, ToolDefinition, ToolOutput, ToolResult, ToolSpec};
 
 /// Something that can be registered: one tool, or a set of tools sharing state.

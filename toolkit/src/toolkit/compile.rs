@@ -12,10 +12,11 @@ use serde_json::value::RawValue;
 
 use crate::args::ParamPlan;
 use crate::args::schema as validate;
+use crate::dialect::Dialect;
 use crate::error::ConfigError;
 use crate::exec::{ExecSettings, RetryPolicy};
 use crate::param::{ParamKind, PlannedParam};
-use crate::schema::{Dialect, canonical};
+use crate::schema::canonical;
 use crate::tool::{AgentTool, ToolDefinition, ToolOptions, ToolSpec};
 
 /// One tool, ready to be called: registered at build time or held by a dynamic set.

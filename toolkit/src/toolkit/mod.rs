@@ -29,10 +29,10 @@ pub use snapshot::ToolSnapshot;
 use crate::args::{self, ArgPolicy};
 use crate::background::{BackgroundJobs, Job};
 use crate::context::{CallInfo, ToolContext, Values};
+use crate::dialect::{Dialect, NameMap};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
-use crate::schema::{Dialect, NameMap};
 use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
 /// A declared tool group.

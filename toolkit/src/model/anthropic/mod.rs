@@ -19,8 +19,8 @@ use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
 };
+use crate::dialect::{Dialect, NameMap};
 use crate::exec::RetryPolicy;
-use crate::schema::{Dialect, NameMap};
 use crate::tool::ToolCall;
 
 mod stream;

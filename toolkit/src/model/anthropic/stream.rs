@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{WireBlock, WireUsage, call, stop_reason};
+use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
-use crate::schema::NameMap;
 
 /// One streaming event, by its `type` field (the SSE `event:` name repeats it).
 #[derive(Deserialize)]

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{WireUsage, finish_call, finish_reason};
+use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
-use crate::schema::NameMap;
 
 #[derive(Deserialize)]
 struct WireChunk {

@@ -1,8 +1,6 @@
 //! [`TextCallError`]: why the calls of a reply cannot be used, and the helpers that quote the
 //! reply in its messages. A leaf, shared by every reader.
 
-use serde_json::Value;
-
 /// Why the tool calls of a reply cannot be used. The message is written for the model: it
 /// says what was wrong and where, so a re-ask can fix exactly that.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -62,18 +60,6 @@ fn available_tools(names: &[String]) -> String {
         "no tool may be called in this reply".to_owned()
     } else {
         format!("the tools you may call are: {}", names.join(", "))
-    }
-}
-
-/// "a string", "an array", ... for messages.
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

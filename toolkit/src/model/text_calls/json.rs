@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::error::{TextCallError, json_error, json_error_offset, kind};
+use super::error::{TextCallError, json_error, json_error_offset};
 use super::syntax::{Found, Parameters, RawCall};
+use crate::util::json_kind as kind;
 
 /// The call blocks of `text`. Every `"tool_calls":` marker must lie inside one.
 pub(super) fn find(text: &str) -> Result<Found, TextCallError> {

@@ -40,7 +40,7 @@ use futures::future::BoxFuture;
 use super::{
     ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice, Usage,
 };
-use crate::schema::Dialect;
+use crate::dialect::Dialect;
 use crate::tool::ToolDefinition;
 use error::TextCallError;
 use parse::ParsedReply;

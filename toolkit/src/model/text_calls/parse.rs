@@ -10,11 +10,12 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::error::{TextCallError, kind};
+use super::error::TextCallError;
 use super::syntax::{Parameters, RawCall, TextCallFormat};
 use super::{json, typing, xml};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
+use crate::util::json_kind as kind;
 
 /// A reply split into prose and tool calls.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

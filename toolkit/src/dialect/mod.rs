@@ -10,7 +10,7 @@
 //! One file per provider (`openai.rs`, `anthropic.rs`, `gemini.rs`, `mcp.rs`), one for names
 //! (`names.rs`) and one for the normalisation of a strict-mode model's arguments
 //! (`arguments.rs`); this file holds the [`Dialect`] dispatch. The schema-walking helpers the
-//! passes share are in [`walk`](super::walk).
+//! passes share are in `schema::walk`, below this module.
 
 mod anthropic;
 mod arguments;
