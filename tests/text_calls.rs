@@ -485,3 +485,38 @@ async fn malformed_xml_elements_are_sent_back_for_repair() {
     );
     assert_eq!(inner.remaining(), 0);
 }
+
+/// `parse_tool_calls`, the public parser for text that does not come from a `ChatModel`:
+/// design document 002's XML form with element parameters, typed by the tool's schema, and a
+/// call of a tool not offered refused with an error the model can read.
+#[test]
+fn parse_tool_calls_reads_text_from_anywhere() {
+    use agent_toolkit::model::{TextCallError, parse_tool_calls};
+    let tools = vec![ToolDefinition::new(
+        "calculator",
+        "Arithmetic on two numbers.",
+        json!({"type": "object", "properties": {
+            "a": {"type": "integer"}, "b": {"type": "number"}, "operation": {"type": "string"}
+        }, "required": ["a", "b", "operation"]}),
+    )];
+    let text = "Let me add them.\n<tool_call id=\"call_1\" name=\"calculator\"><parameters>\
+                <a>10</a><b>5</b><operation>add</operation></parameters></tool_call>";
+    let parsed = parse_tool_calls(text, TextCallFormat::Xml, &tools).unwrap();
+    assert_eq!(parsed.text, "Let me add them.");
+    assert_eq!(parsed.calls.len(), 1);
+    assert_eq!(&*parsed.calls[0].id, "call_1");
+    assert_eq!(&*parsed.calls[0].name, "calculator");
+    let args: serde_json::Value = serde_json::from_str(&parsed.calls[0].arguments).unwrap();
+    assert_eq!(args, json!({"a": 10, "b": 5, "operation": "add"}));
+
+    let unknown = "<tool_call name=\"shell\"><parameters>{}</parameters></tool_call>";
+    match parse_tool_calls(unknown, TextCallFormat::Xml, &tools) {
+        Err(TextCallError::UnknownTool {
+            tool, available, ..
+        }) => {
+            assert_eq!(tool, "shell");
+            assert_eq!(available, vec!["calculator".to_owned()]);
+        }
+        other => panic!("expected UnknownTool, got {other:?}"),
+    }
+}

@@ -15,7 +15,7 @@
 //! | `openai` | [`OpenAiChat`]: OpenAI-compatible Chat Completions (feature `openai`) |
 //! | `anthropic` | [`AnthropicMessages`]: the Anthropic Messages API (feature `anthropic`) |
 //! | `http` | what the two providers share: the endpoint, retries under a [`RetryPolicy`](crate::RetryPolicy), error mapping, server-sent events |
-//! | `text_calls` | [`TextToolCalls`]: tool calling taught in the prompt, for models without it |
+//! | `text_calls` | [`TextToolCalls`]: tool calling taught in the prompt, for models without it; [`parse_tool_calls`] for text from elsewhere |
 //!
 //! Everything public is reached here, at `agent_toolkit::model::*`; [`ChatModel`] and
 //! [`ToolChoice`] are also at the crate root.
@@ -40,7 +40,7 @@ pub use message::{Message, Role};
 pub use openai::{OpenAiChat, OpenAiChatBuilder};
 pub use request::{ChatRequest, GenerationOptions, ToolChoice};
 pub use response::{ChatEvent, ChatResponse, FinishReason, Usage};
-pub use text_calls::{TextCallFormat, TextToolCalls};
+pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
 use std::sync::Arc;
 

@@ -4,7 +4,8 @@
 /// Why the tool calls of a reply cannot be used. The message is written for the model: it
 /// says what was wrong and where, so a re-ask can fix exactly that.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(super) enum TextCallError {
+#[non_exhaustive]
+pub enum TextCallError {
     /// A call block is not well-formed: invalid JSON, an unclosed or garbled XML element, a
     /// call that is not an object, or a call marker outside any complete block.
     #[error("{0}")]

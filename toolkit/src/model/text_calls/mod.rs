@@ -30,6 +30,8 @@ mod xml;
 #[cfg(test)]
 mod tests;
 
+pub use error::TextCallError;
+pub use parse::{ParsedReply, parse_tool_calls};
 pub use syntax::TextCallFormat;
 
 use std::collections::HashSet;
@@ -42,8 +44,6 @@ use super::{
 };
 use crate::dialect::Dialect;
 use crate::tool::ToolDefinition;
-use error::TextCallError;
-use parse::ParsedReply;
 
 /// A [`ChatModel`] that gives tool calling to an inner model without it.
 ///

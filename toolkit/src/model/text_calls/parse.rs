@@ -19,7 +19,8 @@ use crate::util::json_kind as kind;
 
 /// A reply split into prose and tool calls.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct ParsedReply {
+#[non_exhaustive]
+pub struct ParsedReply {
     /// The reply without its call blocks (and without code fences that held nothing but
     /// calls), trimmed; the reply unchanged when it has no call.
     pub text: String,
@@ -28,10 +29,13 @@ pub(super) struct ParsedReply {
 }
 
 /// Split a model's reply into prose and tool calls written in `format`, accepting only calls
-/// of `tools`; calls without a usable id get `call_1`, `call_2`, ... The parser's tests speak
-/// through this; [`TextToolCalls`](super::TextToolCalls) calls [`parse_reply`] with its own ids.
-#[cfg(test)]
-pub(super) fn parse_tool_calls(
+/// of `tools`; calls without a usable id get `call_1`, `call_2`, ... XML element parameters
+/// are typed by each tool's input schema. This is the parser [`TextToolCalls`] runs on every
+/// reply (there with ids unique across the conversation), for text that comes from somewhere
+/// else than a [`ChatModel`](crate::ChatModel).
+///
+/// [`TextToolCalls`]: super::TextToolCalls
+pub fn parse_tool_calls(
     text: &str,
     format: TextCallFormat,
     tools: &[ToolDefinition],
