@@ -8,12 +8,15 @@
 
 #[path = "../peers/mod.rs"]
 mod peers;
+#[path = "../tls/mod.rs"]
+mod tls;
 
 #[cfg(feature = "interop")]
 mod calls;
 #[cfg(feature = "interop")]
 mod discovery;
 mod errors;
+mod https;
 #[cfg(feature = "interop")]
 mod js;
 mod literal_004;

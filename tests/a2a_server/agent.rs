@@ -152,7 +152,7 @@ async fn conversations_are_kept_per_context() {
 
 /// The `result` of every event of an SSE response (the stream must end).
 async fn sse(base: &str, body: Value) -> Vec<Value> {
-    let text = reqwest::Client::new()
+    let text = crate::tls::http_client()
         .post(format!("{base}/"))
         .header("a2a-version", "1.0")
         .body(body.to_string())
@@ -576,7 +576,7 @@ async fn a_message_reply_streams_as_one_message() {
         "parts": [{"kind": "text", "text": "What's the weather in Paris?"},
                   {"kind": "data", "data": langchain["parts"][1]["data"].clone(),
                    "metadata": {"type": "tool-definitions", "format": "langchain"}}]}}});
-    let text = reqwest::Client::new()
+    let text = crate::tls::http_client()
         .post(format!("{base}/"))
         .body(v03.to_string())
         .send()

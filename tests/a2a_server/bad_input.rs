@@ -278,7 +278,7 @@ async fn missing_or_wrong_bearer_tokens_get_401() {
         vec![V1, ("authorization", "Basic s3cret")],
     ] {
         let resp = {
-            let mut req = reqwest::Client::new().post(format!("{base}/"));
+            let mut req = crate::tls::http_client().post(format!("{base}/"));
             for (k, v) in &headers {
                 req = req.header(*k, *v);
             }

@@ -145,7 +145,7 @@ pub async fn post(
     headers: &[(&str, &str)],
     body: impl Into<reqwest::Body>,
 ) -> (StatusCode, Value) {
-    let mut req = reqwest::Client::new()
+    let mut req = crate::tls::http_client()
         .post(format!("{base}/"))
         .header("content-type", "application/json");
     for (k, v) in headers {

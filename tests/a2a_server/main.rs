@@ -7,6 +7,8 @@
 
 #[path = "../peers/mod.rs"]
 mod peers;
+#[path = "../tls/mod.rs"]
+mod tls;
 
 mod agent;
 mod bad_input;

@@ -122,6 +122,9 @@ fn bench(c: &mut Criterion) {
         (child, port)
     });
     let url = format!("http://127.0.0.1:{port}/");
+    // The library builds reqwest without a default rustls provider (its own clients bring
+    // one): a plain client here needs the process-wide one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(CONCURRENCY)
         .build()

@@ -157,7 +157,7 @@ async fn message(response: reqwest::Response) -> Value {
 async fn http_answers_bad_input_and_keeps_serving() {
     let toolkit = crate::fixture::toolkit();
     let url = crate::serve_http(&toolkit).await;
-    let client = reqwest::Client::new();
+    let client = crate::tls::http_client();
 
     let broken = post(&client, &url, None, "{not json").await;
     assert_eq!(broken.status(), 400);

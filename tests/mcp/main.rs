@@ -7,9 +7,12 @@
 
 #[path = "../peers/mod.rs"]
 mod peers;
+#[path = "../tls/mod.rs"]
+mod tls;
 
 mod bad_input;
 mod fixture;
+mod https;
 #[cfg(feature = "interop")]
 mod import;
 #[cfg(feature = "interop")]

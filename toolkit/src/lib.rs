@@ -60,7 +60,8 @@
 //! Around it: a [`ReActAgent`] runs a [`ChatModel`] ([`model`]: OpenAI-compatible and Anthropic
 //! providers, a text tool-call parser) and a toolkit in a loop ([`agent`]), streaming
 //! [`AgentEvent`]s; [`testing`] has a scripted model for tests and examples; `a2a` and `mcp`
-//! (cargo features) carry tools to and from other agents.
+//! (cargo features) carry tools to and from other agents; `tls` says which `https://`
+//! servers every HTTP client of the library trusts.
 //!
 //! The [`prelude`] holds what a tool author needs; everything else is reached through its
 //! module.
@@ -84,6 +85,22 @@ pub mod model;
 mod param;
 mod schema;
 pub mod testing;
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "a2a",
+    feature = "mcp"
+))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "a2a",
+        feature = "mcp"
+    )))
+)]
+pub mod tls;
 pub mod tool;
 pub mod toolkit;
 mod util;

@@ -36,6 +36,23 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// An error with its causes, `a: b: c`, so "connection refused" is not hidden behind "error
+/// sending request".
+#[cfg(any(feature = "a2a", feature = "mcp"))]
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// A JSON value's type as an error message names it: `null`, `a boolean`, `a number`,
 /// `a string`, `an array` or `an object`.
 pub(crate) fn json_kind(value: &Value) -> &'static str {

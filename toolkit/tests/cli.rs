@@ -11,6 +11,8 @@
 
 #[path = "../../tests/peers/mod.rs"]
 mod peers;
+#[path = "../../tests/tls/mod.rs"]
+mod tls;
 
 use std::time::Duration;
 
@@ -74,7 +76,7 @@ async fn cli(args: &[&str]) -> Run {
         Duration::from_secs(60),
         tokio::process::Command::new(BIN)
             .args(args)
-            .env_remove("A2A_TOKEN")
+            .env_remove("AGENT_TOOLKIT_TOKEN")
             .kill_on_drop(true)
             .output(),
     )
@@ -326,12 +328,77 @@ async fn unreachable_servers_and_usage_mistakes() {
     assert_eq!(none.code, 2, "{none:?}");
     let two = cli(&["tools", "list", "--a2a", &url, "--mcp-url", &url]).await;
     assert_eq!(two.code, 2, "{two:?}");
-    let token_for_mcp = cli(&["tools", "list", "--mcp-url", &url, "--token", "x"]).await;
-    assert_eq!(token_for_mcp.code, 2, "{token_for_mcp:?}");
+    let token_for_cmd = cli(&["tools", "list", "--mcp-cmd", "server", "--token", "x"]).await;
+    assert_eq!(token_for_cmd.code, 2, "{token_for_cmd:?}");
     assert!(
-        token_for_mcp.stderr.contains("--token is for A2A"),
-        "{token_for_mcp:?}"
+        token_for_cmd.stderr.contains("not for --mcp-cmd"),
+        "{token_for_cmd:?}"
     );
+    let bad_header = cli(&["tools", "list", "--a2a", &url, "--header", "no-colon"]).await;
+    assert_eq!(bad_header.code, 2, "{bad_header:?}");
+    assert!(bad_header.stderr.contains("NAME: VALUE"), "{bad_header:?}");
+    let bad_ca = cli(&[
+        "tools",
+        "list",
+        "--a2a",
+        &url,
+        "--ca-cert",
+        "/nonexistent.pem",
+    ])
+    .await;
+    assert_eq!(bad_ca.code, 2, "{bad_ca:?}");
+    assert!(bad_ca.stderr.contains("/nonexistent.pem"), "{bad_ca:?}");
+}
+
+/// Our A2A and MCP servers over TLS, with a certificate from a CA made here: reached with
+/// `--ca-cert` and `--token`, refused with a clear error without the CA.
+async fn https_servers_with_a_private_ca() {
+    let pki = tls::pki("agent-toolkit CLI test CA");
+    let ca = std::env::temp_dir().join(format!("agent-toolkit-cli-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    let ca = ca.to_str().unwrap().to_owned();
+
+    let port = peers::free_port();
+    let url = format!("https://localhost:{port}/");
+    let server = A2aToolServer::new(&toolkit()).options(
+        ServerOptions::new()
+            .name("CLI TLS fixture")
+            .bearer_token(TOKEN)
+            .public_url(url.clone()),
+    );
+    tls::serve_on(server.router(), &pki, port);
+    let card = cli(&["card", &url, "--ca-cert", &ca]).await;
+    ok(&card);
+    assert!(card.stdout.contains("CLI TLS fixture"), "{card:?}");
+    let call = cli(&[
+        "tools",
+        "call",
+        "--a2a",
+        &url,
+        "--token",
+        TOKEN,
+        "--ca-cert",
+        &ca,
+        "add",
+        r#"{"a":40,"b":2}"#,
+    ])
+    .await;
+    ok(&call);
+    assert!(call.stdout.contains("42"), "{call:?}");
+    let untrusted = cli(&["card", &url]).await;
+    assert_eq!(untrusted.code, 3, "{untrusted:?}");
+    assert!(untrusted.stderr.contains("certificate"), "{untrusted:?}");
+
+    let app = axum::Router::new().nest_service("/mcp", toolkit().mcp_http_service());
+    let addr = tls::serve(app, &pki);
+    let mcp = format!("https://localhost:{}/mcp", addr.port());
+    let list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
+    ok(&list);
+    assert!(list.stdout.contains("add"), "{list:?}");
+    let untrusted = cli(&["tools", "list", "--mcp-url", &mcp]).await;
+    assert_eq!(untrusted.code, 3, "{untrusted:?}");
+    assert!(untrusted.stderr.contains("certificate"), "{untrusted:?}");
+    let _ = std::fs::remove_file(&ca);
 }
 
 fn main() {
@@ -356,6 +423,9 @@ fn main() {
         ("python_mcp_server", || Box::pin(python_mcp_server())),
         #[cfg(feature = "interop-tests")]
         ("python_a2a_server", || Box::pin(python_a2a_server())),
+        ("https_servers_with_a_private_ca", || {
+            Box::pin(https_servers_with_a_private_ca())
+        }),
         ("unreachable_servers_and_usage_mistakes", || {
             Box::pin(unreachable_servers_and_usage_mistakes())
         }),

@@ -14,6 +14,10 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError, ServiceExt,
 };
+use std::collections::HashMap;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
@@ -23,6 +27,18 @@ use super::error::McpError;
 use super::progress::{McpProgress, ProgressRouter};
 use super::target::{McpClientOptions, McpTarget};
 use crate::util::{OnDrop, json_kind};
+
+/// `reason` (rmcp's words for a failed connection) with the cause rmcp's transport error
+/// does not carry — a refused connection, an untrusted certificate — found by trying to reach
+/// `url` once more with the same client.
+async fn with_connect_cause(reason: String, http: &reqwest::Client, url: &str) -> String {
+    match http.head(url).send().await {
+        Err(e) if e.is_connect() || e.is_timeout() => {
+            format!("{reason} ({})", crate::util::error_chain(&e))
+        }
+        _ => reason,
+    }
+}
 
 /// How long a call that reported progress waits, after its response, for notifications still
 /// on their way (see `call_tool_with_progress`).
@@ -280,6 +296,54 @@ impl McpClient {
 }
 
 impl ClientInner {
+    /// The streamable-HTTP transport to `url`, over a client trusting the options' roots and
+    /// sending their token and headers.
+    fn http_transport(
+        &self,
+        url: &str,
+    ) -> Result<
+        (
+            StreamableHttpClientTransport<reqwest::Client>,
+            reqwest::Client,
+        ),
+        McpError,
+    > {
+        let options = &self.options;
+        let tls_error = |e: crate::tls::TlsError| McpError::Connect {
+            target: url.to_owned(),
+            reason: e.to_string(),
+        };
+        // No idle connection reuse, as rmcp's own client: a connection whose last response
+        // body was not read to the end stalls on delayed ACKs when reused. Redirects are not
+        // followed: a server that moved is reported, never silently followed with the token.
+        let http = crate::tls::client_builder(&options.trusted_roots, options.connect_timeout)
+            .map_err(tls_error)?
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| tls_error(crate::tls::TlsError::Setup(e.to_string())))?;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        if let Some(token) = &options.bearer_token {
+            config = config.auth_header(token.clone());
+        }
+        let mut headers = HashMap::new();
+        for (name, value) in &options.headers {
+            let header = |what: &str| McpError::Connect {
+                target: url.to_owned(),
+                reason: format!("{what} of header `{name}` is not valid HTTP"),
+            };
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| header("the name"))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| header("the value"))?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        config.custom_headers = headers;
+        Ok((
+            StreamableHttpClientTransport::with_client(http.clone(), config),
+            http,
+        ))
+    }
+
     /// Start the transport and run the `initialize` handshake.
     async fn open(&self) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
         let handler = ClientSide {
@@ -304,13 +368,22 @@ impl ClientInner {
                     handler.serve(transport).await
                 }
                 McpTarget::Url(url) => {
-                    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                    handler.serve(transport).await
+                    let (transport, http) = self.http_transport(url)?;
+                    match handler.serve(transport).await {
+                        Ok(service) => Ok(service),
+                        Err(e) => {
+                            let reason = crate::util::error_chain(&e);
+                            return Err(McpError::Connect {
+                                target: target.clone(),
+                                reason: with_connect_cause(reason, &http, url).await,
+                            });
+                        }
+                    }
                 }
             }
             .map_err(|e| McpError::Connect {
                 target: target.clone(),
-                reason: e.to_string(),
+                reason: crate::util::error_chain(&e),
             })
         };
         match tokio::time::timeout(timeout, connecting).await {

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::tls::TrustedRoots;
+
 /// Where an MCP server is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -64,8 +66,9 @@ impl fmt::Display for McpTarget {
     }
 }
 
-/// How an [`McpClient`](super::McpClient) introduces itself and how long it waits.
-#[derive(Clone, Debug)]
+/// How an [`McpClient`](super::McpClient) introduces itself, how long it waits, and, for a
+/// URL, how it authenticates and which certificates it trusts.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct McpClientOptions {
     /// The client name sent in `initialize`.
@@ -77,6 +80,13 @@ pub struct McpClientOptions {
     /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
     /// their own: the toolkit's timeouts apply to them, or the caller's.
     pub request_timeout: Duration,
+    /// For a URL target: sent as `Authorization: Bearer <token>` with every request.
+    pub bearer_token: Option<String>,
+    /// For a URL target: headers sent with every request (an API key a gateway wants, say).
+    pub headers: Vec<(String, String)>,
+    /// For an `https://` target: the roots its certificate is checked against (default: the
+    /// system's; add a private CA with [`TrustedRoots::with_pem`]).
+    pub trusted_roots: TrustedRoots,
 }
 
 impl Default for McpClientOptions {
@@ -86,6 +96,30 @@ impl Default for McpClientOptions {
             version: env!("CARGO_PKG_VERSION").into(),
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
+            bearer_token: None,
+            headers: Vec::new(),
+            trusted_roots: TrustedRoots::system(),
         }
+    }
+}
+
+impl fmt::Debug for McpClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The token and header values are secrets: only say that they are there.
+        f.debug_struct("McpClientOptions")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field(
+                "bearer_token",
+                &self.bearer_token.as_ref().map(|_| "(redacted)"),
+            )
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("trusted_roots", &self.trusted_roots)
+            .finish()
     }
 }

@@ -14,7 +14,7 @@ use a2a_client::{A2AClient, Transport};
 use futures::StreamExt;
 
 use super::card::{base_url, fetch_card};
-use super::config::{AgentConfig, default_http_client};
+use super::config::AgentConfig;
 use super::error::A2aClientError;
 use super::v03::V03Client;
 use super::wire::{EventStream, WireVersion};
@@ -72,14 +72,14 @@ impl RemoteAgent {
     /// `RemoteAgent::connect("http://127.0.0.1:41241")`.
     pub async fn connect(config: impl Into<AgentConfig>) -> Result<RemoteAgent, A2aClientError> {
         let config = config.into();
-        let http = config.http.clone().unwrap_or_else(default_http_client);
+        let http = config.http_client(None)?;
         Self::connect_with(&config, http).await
     }
 
     /// [`connect`](Self::connect) over `http` (the config's own client, or a registry's).
     pub(super) async fn connect_with(
         config: &AgentConfig,
-        http: reqwest_a2a::Client,
+        http: reqwest::Client,
     ) -> Result<RemoteAgent, A2aClientError> {
         let card = match &config.card {
             Some(card) => card.clone(),
@@ -90,7 +90,7 @@ impl RemoteAgent {
 
     fn from_card(
         config: &AgentConfig,
-        http: reqwest_a2a::Client,
+        http: reqwest::Client,
         card: AgentCard,
     ) -> Result<RemoteAgent, A2aClientError> {
         let base_url = base_url(&config.url);

@@ -36,7 +36,7 @@ fn card_url(url: &str) -> String {
 
 /// Fetch and read an agent card, in the 1.0 shape or the 0.3 one.
 pub(super) async fn fetch_card(
-    http: &reqwest_a2a::Client,
+    http: &reqwest::Client,
     url: &str,
     bearer: Option<&str>,
 ) -> Result<AgentCard, A2aClientError> {
@@ -56,9 +56,7 @@ pub(super) async fn fetch_card(
         .map_err(|e| A2aClientError::from_http(&url, e))?;
     if !status.is_success() {
         let message = format!("HTTP {status}: {}", prefix(&body, 200));
-        if status == reqwest_a2a::StatusCode::UNAUTHORIZED
-            || status == reqwest_a2a::StatusCode::FORBIDDEN
-        {
+        if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
             return Err(A2aClientError::Unauthorized { url, message });
         }
         return Err(A2aClientError::Card { url, message });

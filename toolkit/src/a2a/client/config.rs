@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use a2a::AgentCard;
 
+use super::error::A2aClientError;
 use super::wire::WireVersion;
+use crate::tls::{self, TrustedRoots};
 
 /// Where an A2A agent is and how to reach it: the one configuration of a connection, whether
 /// it is made alone ([`RemoteAgent::connect`](super::RemoteAgent::connect)) or for a registry
@@ -17,9 +19,10 @@ use super::wire::WireVersion;
 ///
 /// - **Where:** the agent's URL — its base URL, where `/.well-known/agent-card.json` is
 ///   served, or the card's own URL — or a [`card`](Self::card) already at hand.
-/// - **How to reach it:** the [`bearer_token`](Self::bearer_token), the
-///   [`http_client`](Self::http_client), and the protocol version to
-///   [prefer](Self::prefer_version) when the card offers more than one.
+/// - **How to reach it:** the [`bearer_token`](Self::bearer_token), other
+///   [`header`](Self::header)s, the [`trusted_roots`](Self::trusted_roots) of an `https://`
+///   agent with a private CA, and the protocol version to [prefer](Self::prefer_version) when
+///   the card offers more than one.
 /// - **How its tools are used locally** (read by a
 ///   [`RemoteToolRegistry`](super::RemoteToolRegistry), which makes them; a lone
 ///   [`RemoteAgent`](super::RemoteAgent) has no tools): the [`prefix`](Self::prefix) of their
@@ -46,7 +49,8 @@ pub struct AgentConfig {
     pub(super) url: String,
     pub(super) card: Option<AgentCard>,
     pub(super) bearer: Option<String>,
-    pub(super) http: Option<reqwest_a2a::Client>,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) roots: Option<TrustedRoots>,
     pub(super) prefer: WireVersion,
     pub(super) prefix: Option<String>,
     pub(super) groups: Vec<String>,
@@ -60,6 +64,11 @@ impl fmt::Debug for AgentConfig {
             .field("card", &self.card.as_ref().map(|c| &c.name))
             // The token is a secret: say whether there is one, never what it is.
             .field("bearer", &self.bearer.as_ref().map(|_| "(redacted)"))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("roots", &self.roots)
             .field("prefer", &self.prefer)
             .field("prefix", &self.prefix)
             .field("groups", &self.groups)
@@ -76,7 +85,8 @@ impl AgentConfig {
             url: url.into(),
             card: None,
             bearer: None,
-            http: None,
+            headers: Vec::new(),
+            roots: None,
             prefer: WireVersion::V1,
             prefix: None,
             groups: Vec::new(),
@@ -99,11 +109,18 @@ impl AgentConfig {
         self
     }
 
-    /// Use this HTTP client (`reqwest` 0.13) as it is, instead of the default one (plain
-    /// HTTP/1.1 with a 10-second connect timeout and no overall timeout, so streams last as
-    /// long as the remote work does) or the registry's.
-    pub fn http_client(mut self, client: reqwest_a2a::Client) -> Self {
-        self.http = Some(client);
+    /// Send this header with every request (the card fetch included), e.g. an API key the
+    /// agent's gateway wants. Repeatable; a name given twice is sent twice. Values are never
+    /// printed by `Debug`.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Trust these roots for an `https://` agent (default: the system's, see
+    /// [`TrustedRoots`]), e.g. to reach an agent whose certificate a private CA signed.
+    pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
+        self.roots = Some(roots);
         self
     }
 
@@ -140,9 +157,39 @@ impl AgentConfig {
         &self.url
     }
 
-    /// The HTTP client of this agent: its own, else `fallback`.
-    pub(super) fn http_or(&self, fallback: &reqwest_a2a::Client) -> reqwest_a2a::Client {
-        self.http.clone().unwrap_or_else(|| fallback.clone())
+    /// The HTTP client of this agent: `shared` (a registry's client, and the roots it trusts)
+    /// when the config asks for nothing of its own, else one built for it, trusting its own
+    /// roots, or the registry's, or the system's.
+    pub(super) fn http_client(
+        &self,
+        shared: Option<(&reqwest::Client, &TrustedRoots)>,
+    ) -> Result<reqwest::Client, A2aClientError> {
+        if let Some((client, _)) = shared
+            && self.headers.is_empty()
+            && self.roots.is_none()
+        {
+            return Ok(client.clone());
+        }
+        let roots = match (&self.roots, shared) {
+            (Some(roots), _) => roots.clone(),
+            (None, Some((_, roots))) => roots.clone(),
+            (None, None) => TrustedRoots::system(),
+        };
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (name, value) in &self.headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                A2aClientError::Config(format!("`{name}` is not a valid HTTP header name"))
+            })?;
+            let mut value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                A2aClientError::Config(format!("the value of header `{name}` is not valid"))
+            })?;
+            value.set_sensitive(true);
+            headers.append(name, value);
+        }
+        tls::client_builder(&roots, CONNECT_TIMEOUT)?
+            .default_headers(headers)
+            .build()
+            .map_err(|e| A2aClientError::Tls(tls::TlsError::Setup(e.to_string())))
     }
 }
 
@@ -164,11 +211,11 @@ impl From<&String> for AgentConfig {
     }
 }
 
-/// The HTTP client used when none is given: plain HTTP/1.1 with a connect timeout, no overall
-/// timeout (streams last as long as the remote work does; the toolkit's timeouts bound calls).
-pub(super) fn default_http_client() -> reqwest_a2a::Client {
-    reqwest_a2a::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_default()
+/// The connect timeout of the A2A clients. There is no overall timeout: streams last as long
+/// as the remote work does, and the toolkit's timeouts bound calls.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The HTTP client shared by the agents of a registry that ask for nothing of their own.
+pub(super) fn shared_http_client(roots: &TrustedRoots) -> Result<reqwest::Client, A2aClientError> {
+    Ok(tls::client(roots, CONNECT_TIMEOUT)?)
 }

@@ -101,9 +101,13 @@ pub enum A2aClientError {
     /// A tools data part in the agent's answer was malformed.
     #[error(transparent)]
     InvalidParts(#[from] InvalidToolsPart),
-    /// A registry configuration mistake (bad alias, duplicate names, unknown agent).
+    /// A registry configuration mistake (bad alias, duplicate names, unknown agent, a header
+    /// that is not valid HTTP).
     #[error("{0}")]
     Config(String),
+    /// The trusted roots could not be read or the HTTPS client could not be set up.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 impl A2aClientError {
@@ -172,8 +176,8 @@ impl A2aClientError {
     }
 
     /// An error from the HTTP client used directly (card fetches, the 0.3 wire).
-    pub(crate) fn from_http(url: &str, error: reqwest_a2a::Error) -> Self {
-        let message = error_chain(&error);
+    pub(crate) fn from_http(url: &str, error: reqwest::Error) -> Self {
+        let message = crate::util::error_chain(&error);
         if error.is_decode() {
             A2aClientError::Protocol {
                 url: url.to_string(),
@@ -186,20 +190,4 @@ impl A2aClientError {
             }
         }
     }
-}
-
-/// An error with its causes, `a: b: c`, so "connection refused" is not hidden behind "error
-/// sending request".
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }

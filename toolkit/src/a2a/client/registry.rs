@@ -9,9 +9,10 @@ use tokio::sync::watch;
 
 use super::agent::RemoteAgent;
 use super::card::{RemoteToolInfo, tools_from_card};
-use super::config::{AgentConfig, default_http_client};
+use super::config::{AgentConfig, shared_http_client};
 use super::error::A2aClientError;
 use super::remote_tool::{AgentSlot, RemoteTool, base_options};
+use crate::tls::TrustedRoots;
 use crate::tool::AgentTool;
 use crate::toolkit::{DynamicTools, IntoTools};
 use crate::util;
@@ -65,7 +66,9 @@ struct AgentEntry {
 }
 
 struct Inner {
-    http: reqwest_a2a::Client,
+    http: Result<reqwest::Client, A2aClientError>,
+    /// The roots `http` trusts, for agents that need a client of their own.
+    roots: TrustedRoots,
     agents: RwLock<Vec<AgentEntry>>,
     /// Every tool of every agent, as a set toolkits follow (kept in step under the write lock).
     dynamic: DynamicTools,
@@ -140,17 +143,19 @@ impl Default for RemoteToolRegistry {
 }
 
 impl RemoteToolRegistry {
-    /// An empty registry with a default HTTP client.
+    /// An empty registry trusting the system's roots for `https://` agents.
     pub fn new() -> Self {
-        Self::with_http_client(default_http_client())
+        Self::with_trusted_roots(TrustedRoots::system())
     }
 
-    /// An empty registry using `http` (`reqwest` 0.13) for every agent whose config names no
-    /// [client of its own](AgentConfig::http_client).
-    pub fn with_http_client(http: reqwest_a2a::Client) -> Self {
+    /// An empty registry whose agents share one HTTP client trusting `roots` (unless an
+    /// agent's config asks for [roots](AgentConfig::trusted_roots) or
+    /// [headers](AgentConfig::header) of its own).
+    pub fn with_trusted_roots(roots: TrustedRoots) -> Self {
         RemoteToolRegistry {
             inner: Arc::new(Inner {
-                http,
+                http: shared_http_client(&roots),
+                roots,
                 agents: RwLock::new(Vec::new()),
                 dynamic: DynamicTools::new(),
                 version: watch::channel(0).0,
@@ -297,7 +302,11 @@ impl RemoteToolRegistry {
     }
 
     async fn connect(&self, config: &AgentConfig) -> Result<RemoteAgent, A2aClientError> {
-        RemoteAgent::connect_with(config, config.http_or(&self.inner.http)).await
+        let shared = match &self.inner.http {
+            Ok(http) => Some((http, &self.inner.roots)),
+            Err(e) => return Err(e.clone()),
+        };
+        RemoteAgent::connect_with(config, config.http_client(shared)?).await
     }
 
     fn check_alias(&self, alias: &str) -> Result<(), A2aClientError> {

@@ -21,13 +21,13 @@ use crate::util::prefix;
 
 /// A JSON-RPC client for one 0.3 endpoint.
 pub(crate) struct V03Client {
-    http: reqwest_a2a::Client,
+    http: reqwest::Client,
     endpoint: String,
     bearer: Option<String>,
 }
 
 impl V03Client {
-    pub(crate) fn new(http: reqwest_a2a::Client, endpoint: String, bearer: Option<String>) -> Self {
+    pub(crate) fn new(http: reqwest::Client, endpoint: String, bearer: Option<String>) -> Self {
         V03Client {
             http,
             endpoint,
@@ -58,7 +58,7 @@ impl V03Client {
             .map_err(|e| A2aClientError::from_http(&self.endpoint, e))?;
         let is_stream = response
             .headers()
-            .get(reqwest_a2a::header::CONTENT_TYPE)
+            .get(reqwest::header::CONTENT_TYPE)
             .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
         if !is_stream {
             // An error (or a non-streaming answer) comes back as a plain JSON-RPC response.
@@ -137,7 +137,7 @@ impl V03Client {
         self.read_envelope(status, &text)
     }
 
-    fn post(&self, body: &Value) -> reqwest_a2a::RequestBuilder {
+    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
         let mut request = self.http.post(&self.endpoint).json(body);
         if let Some(token) = &self.bearer {
             request = request.bearer_auth(token);
@@ -148,12 +148,10 @@ impl V03Client {
     /// The `result` of a JSON-RPC response, or its error.
     fn read_envelope(
         &self,
-        status: reqwest_a2a::StatusCode,
+        status: reqwest::StatusCode,
         text: &str,
     ) -> Result<Value, A2aClientError> {
-        if status == reqwest_a2a::StatusCode::UNAUTHORIZED
-            || status == reqwest_a2a::StatusCode::FORBIDDEN
-        {
+        if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
             let message = format!("HTTP {status}: {}", prefix(text, 200));
             return Err(http_error(&self.endpoint, status, message));
         }
@@ -188,11 +186,9 @@ fn envelope(method: &str, params: Value) -> Value {
 }
 
 /// The error for an HTTP answer that is not JSON-RPC: refused credentials, or an invalid answer.
-fn http_error(url: &str, status: reqwest_a2a::StatusCode, message: String) -> A2aClientError {
+fn http_error(url: &str, status: reqwest::StatusCode, message: String) -> A2aClientError {
     let url = url.to_string();
-    if status == reqwest_a2a::StatusCode::UNAUTHORIZED
-        || status == reqwest_a2a::StatusCode::FORBIDDEN
-    {
+    if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
         A2aClientError::Unauthorized { url, message }
     } else {
         A2aClientError::Protocol { url, message }

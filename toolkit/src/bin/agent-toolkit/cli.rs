@@ -19,9 +19,8 @@ pub enum Command {
     Card {
         /// The agent's base URL (its card is at `/.well-known/agent-card.json`) or the card's URL.
         url: String,
-        /// Send `Authorization: Bearer <TOKEN>`.
-        #[arg(long, env = "A2A_TOKEN", hide_env_values = true)]
-        token: Option<String>,
+        #[command(flatten)]
+        connection: Connection,
         /// Print the whole card as JSON (A2A 1.0 shape) instead of a summary.
         #[arg(long)]
         json: bool,
@@ -61,9 +60,23 @@ pub enum ToolsCommand {
 pub struct ServerArgs {
     #[command(flatten)]
     pub server: Server,
-    /// Bearer token for an A2A agent.
-    #[arg(long, env = "A2A_TOKEN", hide_env_values = true)]
+    #[command(flatten)]
+    pub connection: Connection,
+}
+
+/// How to reach a server over HTTP(S): credentials and trusted certificates.
+#[derive(Debug, Args)]
+pub struct Connection {
+    /// Send `Authorization: Bearer <TOKEN>` (A2A agents and MCP URLs).
+    #[arg(long, env = "AGENT_TOOLKIT_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Send this header with every request, as `NAME: VALUE`. Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "\"NAME: VALUE\"")]
+    pub headers: Vec<String>,
+    /// Also trust the CA certificate(s) in this PEM file for `https://` servers (the system's
+    /// roots are always trusted; `SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<std::path::PathBuf>,
 }
 
 /// Exactly one of the three kinds of server.

@@ -56,8 +56,12 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Card { url, token, json } => {
-            let card = target::fetch_card(&url, token.as_deref()).await?;
+        Command::Card {
+            url,
+            connection,
+            json,
+        } => {
+            let card = target::fetch_card(&url, &connection).await?;
             print_card(&card, json);
             Ok(())
         }

@@ -2,13 +2,14 @@
 
 use agent_toolkit::a2a::client::{A2aClientError, AgentConfig, RemoteAgent, RemoteToolRegistry};
 use agent_toolkit::a2a::types::AgentCard;
-use agent_toolkit::mcp::{McpClient, McpError, McpTarget};
+use agent_toolkit::mcp::{McpClient, McpClientOptions, McpError, McpTarget};
+use agent_toolkit::tls::TrustedRoots;
 use agent_toolkit::{
     ToolCall, ToolContext, ToolError, Toolkit, context::ProgressEvent, error::ToolErrorKind,
 };
 use serde_json::Value;
 
-use crate::cli::ServerArgs;
+use crate::cli::{Connection, ServerArgs};
 use crate::error::CliError;
 use crate::output::{CallResult, Progress, ToolRow};
 
@@ -17,24 +18,27 @@ const ALIAS: &str = "remote";
 
 /// A connected (or connectable) server.
 pub enum Target {
-    A2a { url: String, token: Option<String> },
+    A2a(Box<AgentConfig>),
     Mcp(McpClient),
 }
 
 impl Target {
     pub fn from_args(args: &ServerArgs) -> Result<Target, CliError> {
+        let connection = &args.connection;
         if let Some(url) = &args.server.a2a {
-            return Ok(Target::A2a {
-                url: url.clone(),
-                token: args.token.clone(),
-            });
-        }
-        if args.token.is_some() {
-            return Err(CliError::Usage(
-                "--token is for A2A agents (--a2a); MCP servers are reached without one".into(),
-            ));
+            return Ok(Target::A2a(Box::new(agent_config(url, connection)?)));
         }
         if let Some(cmd) = &args.server.mcp_cmd {
+            if connection.token.is_some()
+                || !connection.headers.is_empty()
+                || connection.ca_cert.is_some()
+            {
+                return Err(CliError::Usage(
+                    "--token, --header and --ca-cert are for servers reached over HTTP \
+                     (--a2a, --mcp-url), not for --mcp-cmd"
+                        .into(),
+                ));
+            }
             let words = shell_words::split(cmd)
                 .map_err(|e| CliError::Usage(format!("--mcp-cmd {cmd:?}: {e}")))?;
             let Some((program, rest)) = words.split_first() else {
@@ -48,17 +52,24 @@ impl Target {
             ))));
         }
         if let Some(url) = &args.server.mcp_url {
-            return Ok(Target::Mcp(McpClient::new(McpTarget::url(url.clone()))));
+            let mut options = McpClientOptions::default();
+            options.bearer_token = connection.token.clone();
+            options.headers = headers(connection)?;
+            options.trusted_roots = trusted_roots(connection)?;
+            return Ok(Target::Mcp(McpClient::with_options(
+                McpTarget::url(url.clone()),
+                options,
+            )));
         }
         Err(CliError::Usage(
             "say which server: --a2a URL, --mcp-cmd \"CMD ARGS\" or --mcp-url URL".into(),
         ))
     }
 
-    async fn registry(url: &str, token: Option<&str>) -> Result<RemoteToolRegistry, CliError> {
+    async fn registry(config: &AgentConfig) -> Result<RemoteToolRegistry, CliError> {
         let registry = RemoteToolRegistry::new();
         registry
-            .add_agent(ALIAS, agent_config(url, token).prefix(""))
+            .add_agent(ALIAS, config.clone().prefix(""))
             .await
             .map_err(a2a_error)?;
         Ok(registry)
@@ -66,8 +77,8 @@ impl Target {
 
     pub async fn list_tools(&self) -> Result<Vec<ToolRow>, CliError> {
         match self {
-            Target::A2a { url, token } => {
-                let registry = Self::registry(url, token.as_deref()).await?;
+            Target::A2a(config) => {
+                let registry = Self::registry(config).await?;
                 let tools = registry.agent_tools(ALIAS).unwrap_or_default();
                 Ok(tools
                     .iter()
@@ -116,8 +127,8 @@ impl Target {
         progress: &mut Progress,
     ) -> Result<CallResult, CliError> {
         match self {
-            Target::A2a { url, token } => {
-                let registry = Self::registry(url, token.as_deref()).await?;
+            Target::A2a(config) => {
+                let registry = Self::registry(config).await?;
                 let tools = registry.agent_tools(ALIAS).unwrap_or_default();
                 let Some(tool) = tools.iter().find(|t| t.remote_name() == name) else {
                     return Err(unknown_tool(name, tools.iter().map(|t| t.remote_name())));
@@ -256,18 +267,47 @@ fn mcp_error(e: McpError) -> CliError {
     }
 }
 
-/// How to reach the agent at `url`.
-fn agent_config(url: &str, token: Option<&str>) -> AgentConfig {
-    let config = AgentConfig::new(url);
-    match token {
-        Some(token) => config.bearer_token(token),
-        None => config,
+/// `--header "NAME: VALUE"` options, split.
+fn headers(connection: &Connection) -> Result<Vec<(String, String)>, CliError> {
+    connection
+        .headers
+        .iter()
+        .map(|header| match header.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_owned(), value.trim().to_owned()))
+            }
+            _ => Err(CliError::Usage(format!(
+                "--header {header:?}: expected \"NAME: VALUE\", e.g. --header \"X-Api-Key: abc\""
+            ))),
+        })
+        .collect()
+}
+
+/// The system's roots, and `--ca-cert`'s.
+fn trusted_roots(connection: &Connection) -> Result<TrustedRoots, CliError> {
+    match &connection.ca_cert {
+        Some(path) => TrustedRoots::system()
+            .with_pem_file(path)
+            .map_err(|e| CliError::Usage(format!("--ca-cert: {e}"))),
+        None => Ok(TrustedRoots::system()),
     }
 }
 
+/// How to reach the agent at `url`.
+fn agent_config(url: &str, connection: &Connection) -> Result<AgentConfig, CliError> {
+    let mut config = AgentConfig::new(url).trusted_roots(trusted_roots(connection)?);
+    if let Some(token) = &connection.token {
+        config = config.bearer_token(token);
+    }
+    for (name, value) in headers(connection)? {
+        config = config.header(name, value);
+    }
+    Ok(config)
+}
+
 /// The agent card at `url`.
-pub async fn fetch_card(url: &str, token: Option<&str>) -> Result<AgentCard, CliError> {
-    let agent = RemoteAgent::connect(agent_config(url, token))
+pub async fn fetch_card(url: &str, connection: &Connection) -> Result<AgentCard, CliError> {
+    let agent = RemoteAgent::connect(agent_config(url, connection)?)
         .await
         .map_err(a2a_error)?;
     Ok(agent.card().clone())

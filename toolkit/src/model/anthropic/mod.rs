@@ -116,6 +116,13 @@ impl AnthropicMessagesBuilder {
         self
     }
 
+    /// The roots an `https://` endpoint's certificate is checked against (default: the
+    /// system's), e.g. a local gateway with a certificate from a private CA.
+    pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
+        self.http.roots = roots;
+        self
+    }
+
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<AnthropicMessages, ModelError> {
         let model = self

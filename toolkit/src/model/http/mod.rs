@@ -19,6 +19,7 @@ use reqwest::{Response, StatusCode};
 
 use crate::exec::RetryPolicy;
 use crate::model::ModelError;
+use crate::tls::TrustedRoots;
 
 /// Longest error body kept in [`ModelError::Http`]; provider error pages can be large HTML.
 const MAX_ERROR_BODY: usize = 2048;
@@ -45,6 +46,7 @@ pub(crate) struct HttpSettings {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
+    pub(crate) roots: TrustedRoots,
 }
 
 impl Default for HttpSettings {
@@ -55,6 +57,7 @@ impl Default for HttpSettings {
             headers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             retry: default_retry(),
+            roots: TrustedRoots::system(),
         }
     }
 }
@@ -71,6 +74,7 @@ impl std::fmt::Debug for HttpSettings {
             )
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
+            .field("roots", &self.roots)
             .finish()
     }
 }
@@ -155,8 +159,8 @@ impl Endpoint {
         }
         // `read_timeout` bounds each silence rather than the whole exchange, so that a long
         // stream is not cut; non-streaming requests also get a total timeout per request.
-        let client = reqwest::Client::builder()
-            .connect_timeout(settings.timeout)
+        let client = crate::tls::client_builder(&settings.roots, settings.timeout)
+            .map_err(config_error)?
             .read_timeout(settings.timeout)
             .build()
             .map_err(|e| config_error(format!("the HTTP client cannot be set up: {e}")))?;

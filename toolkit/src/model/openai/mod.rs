@@ -112,6 +112,13 @@ impl OpenAiChatBuilder {
         self
     }
 
+    /// The roots an `https://` endpoint's certificate is checked against (default: the
+    /// system's), e.g. a local gateway with a certificate from a private CA.
+    pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
+        self.http.roots = roots;
+        self
+    }
+
     /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
     /// arguments matching the schema. Many compatible servers ignore or reject it, so the
     /// default is `false` ([`Dialect::OpenAi`]).

@@ -1,0 +1,86 @@
+//! TLS for the tests: a private CA and a server certificate for `localhost` and `127.0.0.1`,
+//! made fresh by each test (`rcgen`), and an axum router served over TLS on loopback with them
+//! (`axum-server`, rustls with the `ring` provider).
+//!
+//! Include it from a test binary with `#[path = "../tls/mod.rs"] mod tls;`.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
+};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// A CA made for one test, and a server certificate it signed.
+pub struct TestPki {
+    /// The CA's certificate, PEM: what a client must trust.
+    pub ca_pem: String,
+    /// The server's rustls configuration (its certificate chain and key).
+    pub server: Arc<rustls::ServerConfig>,
+}
+
+/// A new CA named `name` and a server certificate for `localhost` and `127.0.0.1`.
+pub fn pki(name: &str) -> TestPki {
+    let ca_key = KeyPair::generate().expect("CA key");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(DnType::CommonName, name);
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca = CertifiedIssuer::self_signed(ca_params, ca_key).expect("CA certificate");
+
+    let key = KeyPair::generate().expect("server key");
+    let mut params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+        .expect("server params");
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "localhost");
+    let cert = params.signed_by(&key, &ca).expect("server certificate");
+
+    let chain: Vec<CertificateDer<'static>> = vec![cert.der().clone(), ca.der().clone()];
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let mut server = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .expect("server config");
+    server.alpn_protocols = vec![b"http/1.1".to_vec()];
+    TestPki {
+        ca_pem: ca.pem(),
+        server: Arc::new(server),
+    }
+}
+
+/// Serve `router` over TLS on a free loopback port; its address. The server stops when the
+/// test's runtime ends.
+pub fn serve(router: axum::Router, pki: &TestPki) -> SocketAddr {
+    serve_on(router, pki, 0)
+}
+
+/// [`serve`] on `port` of 127.0.0.1 (0: a free one).
+pub fn serve_on(router: axum::Router, pki: &TestPki, port: u16) -> SocketAddr {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("address");
+    let config = axum_server::tls_rustls::RustlsConfig::from_config(pki.server.clone());
+    let server = axum_server::from_tcp_rustls(listener, config).expect("TLS server");
+    tokio::spawn(async move { server.serve(router.into_make_service()).await });
+    addr
+}
+
+/// A plain reqwest client, for raw HTTP to our servers. The library builds reqwest with
+/// `rustls-no-provider` (each of its clients brings its own rustls provider), so a client
+/// made with `reqwest::Client::new()` in the same binary needs a process-wide provider: the
+/// same `ring` one, installed once.
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
