@@ -1,7 +1,8 @@
 //! An `https://` MCP server: the fixture toolkit's streamable-HTTP service served over TLS with
 //! a certificate from a CA made in the test, behind a check of `Authorization: Bearer` and of a
-//! custom header, reached by `McpClient` and `McpImport` trusting that CA. An untrusted
-//! certificate and missing credentials are clear errors.
+//! custom header, reached by `McpClient` (directly and through a same-origin redirect) and
+//! `McpImport` trusting that CA. An untrusted certificate and missing credentials are clear
+//! errors.
 
 use agent_toolkit::mcp::{McpClient, McpClientOptions, McpError, McpImport, McpTarget};
 use agent_toolkit::prelude::*;
@@ -16,6 +17,11 @@ use crate::tls;
 fn server(pki: &tls::TestPki) -> String {
     let app = axum::Router::new()
         .nest_service("/mcp", fixture::toolkit().mcp_http_service())
+        // A moved endpoint: followed, since it stays on the same origin.
+        .route(
+            "/old",
+            axum::routing::any(|| async { axum::response::Redirect::temporary("/mcp") }),
+        )
         .layer(axum::middleware::from_fn(
             |request: axum::extract::Request, next: axum::middleware::Next| async move {
                 let allowed = {
@@ -66,6 +72,14 @@ async fn tools_over_https_with_a_private_ca_and_credentials() {
         .unwrap();
     assert_eq!(result.structured_content, Some(json!({"sum": 5})));
     client.close().await;
+
+    // Through a same-origin redirect (307 keeps the method and the body).
+    let moved = McpClient::with_options(
+        McpTarget::url(url.replace("/mcp", "/old")),
+        options(Some(&pki), Some("mcp-secret")),
+    );
+    assert!(!moved.list_tools().await.unwrap().is_empty());
+    moved.close().await;
 
     // Imported into a toolkit, as an agent would use it.
     let import = McpImport::from_client(

@@ -40,6 +40,9 @@ async fn with_connect_cause(reason: String, http: &reqwest::Client, url: &str) -
     }
 }
 
+/// Most same-origin redirects an HTTP connection follows.
+const MAX_REDIRECTS: usize = 10;
+
 /// How long a call that reported progress waits, after its response, for notifications still
 /// on their way (see `call_tool_with_progress`).
 const LATE_PROGRESS_QUIET: Duration = Duration::from_millis(25);
@@ -314,12 +317,23 @@ impl ClientInner {
             reason: e.to_string(),
         };
         // No idle connection reuse, as rmcp's own client: a connection whose last response
-        // body was not read to the end stalls on delayed ACKs when reused. Redirects are not
-        // followed: a server that moved is reported, never silently followed with the token.
+        // body was not read to the end stalls on delayed ACKs when reused. Redirects are
+        // followed within the same origin only (`/mcp` → `/mcp/` is common), at most 10, so
+        // the token and headers never go to another host.
         let http = crate::tls::client_builder(&options.trusted_roots, options.connect_timeout)
             .map_err(tls_error)?
             .pool_max_idle_per_host(0)
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let same_origin = attempt
+                    .previous()
+                    .first()
+                    .is_some_and(|first| first.origin() == attempt.url().origin());
+                if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
             .build()
             .map_err(|e| tls_error(crate::tls::TlsError::Setup(e.to_string())))?;
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
