@@ -52,6 +52,18 @@ fn server(pki: &tls::TestPki) -> String {
     url
 }
 
+/// `tls_add` with `args`, from a toolkit following `registry`'s tools.
+async fn call_add(registry: &RemoteToolRegistry, args: &str) -> ToolResult {
+    let toolkit = Toolkit::builder()
+        .group("remote", "Remote tools")
+        .dynamic("remote", &registry.dynamic_tools())
+        .build()
+        .unwrap();
+    toolkit
+        .call(ToolCall::new("c1", "tls_add", args), &ToolContext::new())
+        .await
+}
+
 fn trusting(pki: &tls::TestPki) -> TrustedRoots {
     TrustedRoots::system().with_pem(&pki.ca_pem).unwrap()
 }
@@ -67,17 +79,7 @@ async fn remote_tools_over_https_with_a_private_ca() {
     // The registry's shared client trusts the CA; the agent's headers give it one of its own.
     let registry = RemoteToolRegistry::with_trusted_roots(trusting(&pki));
     registry.add_agent("tls", config.clone()).await.unwrap();
-    let toolkit = Toolkit::builder()
-        .group("remote", "Remote tools")
-        .dynamic("remote", &registry.dynamic_tools())
-        .build()
-        .unwrap();
-    let result = toolkit
-        .call(
-            ToolCall::new("c1", "tls_add", r#"{"a": 40, "b": 2}"#),
-            &ToolContext::new(),
-        )
-        .await;
+    let result = call_add(&registry, r#"{"a": 40, "b": 2}"#).await;
     assert_eq!(json_of(result.output().unwrap()), serde_json::json!(42));
 
     // A lone agent, the roots on its config.
@@ -120,17 +122,7 @@ async fn untrusted_certificates_missing_headers_and_wrong_tokens_are_clear_error
         )
         .await
         .unwrap();
-    let toolkit = Toolkit::builder()
-        .group("remote", "Remote tools")
-        .dynamic("remote", &registry.dynamic_tools())
-        .build()
-        .unwrap();
-    let result = toolkit
-        .call(
-            ToolCall::new("c1", "tls_add", r#"{"a": 1, "b": 2}"#),
-            &ToolContext::new(),
-        )
-        .await;
+    let result = call_add(&registry, r#"{"a": 1, "b": 2}"#).await;
     let error = result.error().expect("refused");
     assert!(error.message().contains("unauthorized"), "{error:?}");
     assert!(

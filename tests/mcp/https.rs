@@ -58,13 +58,7 @@ async fn tools_over_https_with_a_private_ca_and_credentials() {
         McpTarget::url(url.clone()),
         options(Some(&pki), Some("mcp-secret")),
     );
-    let names: Vec<String> = client
-        .list_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = crate::sessions::tool_names(&client).await;
     assert!(names.contains(&"add".to_owned()), "{names:?}");
     let result = client
         .call_tool("add", json!({"a": 2, "b": 3}))

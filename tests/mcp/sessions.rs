@@ -10,7 +10,8 @@ use agent_toolkit::prelude::*;
 use agent_toolkit::{AgentTool, toolkit::DynamicTools};
 use serde_json::json;
 
-async fn tool_names(client: &McpClient) -> Vec<String> {
+/// The names of the tools `client`'s server lists, sorted.
+pub(crate) async fn tool_names(client: &McpClient) -> Vec<String> {
     let mut names: Vec<String> = client
         .list_tools()
         .await

@@ -194,15 +194,18 @@ pub(crate) fn client_builder(
         .connect_timeout(connect_timeout))
 }
 
-/// [`client_builder`], built.
-#[cfg(any(feature = "a2a", test))]
-pub(crate) fn client(
-    roots: &TrustedRoots,
-    connect_timeout: Duration,
-) -> Result<reqwest::Client, TlsError> {
-    client_builder(roots, connect_timeout)?
-        .build()
-        .map_err(|e| TlsError::Setup(e.to_string()))
+/// A header for a client from user input, refused with a message naming it: the value is
+/// marked sensitive, so that no `Debug` of the client or request prints it.
+pub(crate) fn header(
+    name: &str,
+    value: &str,
+) -> Result<(reqwest::header::HeaderName, reqwest::header::HeaderValue), String> {
+    let header_name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+    let mut header_value = reqwest::header::HeaderValue::from_str(value)
+        .map_err(|_| format!("the value of header `{name}` is not valid"))?;
+    header_value.set_sensitive(true);
+    Ok((header_name, header_value))
 }
 
 #[cfg(test)]
@@ -228,7 +231,9 @@ mod tests {
     fn clients_build_without_a_process_wide_provider() {
         // reqwest's `rustls-no-provider` panics when neither a default provider nor a
         // preconfigured TLS backend is given: every client here brings its own.
-        let client = client(&TrustedRoots::system(), Duration::from_secs(1));
+        let client = client_builder(&TrustedRoots::system(), Duration::from_secs(1))
+            .unwrap()
+            .build();
         assert!(client.is_ok());
         assert!(rustls::crypto::CryptoProvider::get_default().is_none());
     }

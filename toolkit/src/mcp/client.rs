@@ -16,7 +16,6 @@ use rmcp::service::{
 };
 use std::collections::HashMap;
 
-use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient};
@@ -342,13 +341,11 @@ impl ClientInner {
         }
         let mut headers = HashMap::new();
         for (name, value) in &options.headers {
-            let header = |what: &str| McpError::Connect {
-                target: url.to_owned(),
-                reason: format!("{what} of header `{name}` is not valid HTTP"),
-            };
-            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| header("the name"))?;
-            let mut value = HeaderValue::from_str(value).map_err(|_| header("the value"))?;
-            value.set_sensitive(true);
+            let (name, value) =
+                crate::tls::header(name, value).map_err(|reason| McpError::Connect {
+                    target: url.to_owned(),
+                    reason,
+                })?;
             headers.insert(name, value);
         }
         config.custom_headers = headers;

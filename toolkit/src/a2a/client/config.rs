@@ -177,19 +177,10 @@ impl AgentConfig {
         };
         let mut headers = reqwest::header::HeaderMap::new();
         for (name, value) in &self.headers {
-            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                A2aClientError::Config(format!("`{name}` is not a valid HTTP header name"))
-            })?;
-            let mut value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
-                A2aClientError::Config(format!("the value of header `{name}` is not valid"))
-            })?;
-            value.set_sensitive(true);
+            let (name, value) = tls::header(name, value).map_err(A2aClientError::Config)?;
             headers.append(name, value);
         }
-        tls::client_builder(&roots, CONNECT_TIMEOUT)?
-            .default_headers(headers)
-            .build()
-            .map_err(|e| A2aClientError::Tls(tls::TlsError::Setup(e.to_string())))
+        build_client(&roots, headers)
     }
 }
 
@@ -217,5 +208,16 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The HTTP client shared by the agents of a registry that ask for nothing of their own.
 pub(super) fn shared_http_client(roots: &TrustedRoots) -> Result<reqwest::Client, A2aClientError> {
-    Ok(tls::client(roots, CONNECT_TIMEOUT)?)
+    build_client(roots, reqwest::header::HeaderMap::new())
+}
+
+/// An A2A client trusting `roots` and sending `headers` with every request.
+fn build_client(
+    roots: &TrustedRoots,
+    headers: reqwest::header::HeaderMap,
+) -> Result<reqwest::Client, A2aClientError> {
+    tls::client_builder(roots, CONNECT_TIMEOUT)?
+        .default_headers(headers)
+        .build()
+        .map_err(|e| A2aClientError::Tls(tls::TlsError::Setup(e.to_string())))
 }

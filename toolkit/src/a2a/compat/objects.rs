@@ -143,23 +143,22 @@ fn role_v1_to_v03(role: &Value) -> Value {
     }
 }
 
+/// The fields a message has under the same name and shape in 0.3 and 1.0.
+const MESSAGE_FIELDS: &[&str] = &[
+    "messageId",
+    "contextId",
+    "taskId",
+    "metadata",
+    "extensions",
+    "referenceTaskIds",
+];
+
 fn message_v1_to_v03(v: &Value) -> Value {
     let e = empty();
     let m = v.as_object().unwrap_or(&e);
     let mut out = Map::new();
     out.insert("kind".into(), "message".into());
-    copy(
-        m,
-        &mut out,
-        &[
-            "messageId",
-            "contextId",
-            "taskId",
-            "metadata",
-            "extensions",
-            "referenceTaskIds",
-        ],
-    );
+    copy(m, &mut out, MESSAGE_FIELDS);
     out.insert(
         "role".into(),
         role_v1_to_v03(m.get("role").unwrap_or(&Value::Null)),
@@ -177,18 +176,7 @@ pub fn message_from_v03(value: &Value) -> Result<Message> {
 pub(super) fn message_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
     let m = object(v, path)?;
     let mut out = Map::new();
-    copy(
-        m,
-        &mut out,
-        &[
-            "messageId",
-            "contextId",
-            "taskId",
-            "metadata",
-            "extensions",
-            "referenceTaskIds",
-        ],
-    );
+    copy(m, &mut out, MESSAGE_FIELDS);
     if !out.contains_key("messageId") {
         return Err(err(format!("{path}.messageId"), "missing"));
     }

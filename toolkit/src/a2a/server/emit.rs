@@ -49,6 +49,16 @@ impl Events {
         self.tx.send(event).await.is_ok()
     }
 
+    /// The request's message, or `-32602` sent and `None` when it has none (the executor
+    /// context lets it be absent).
+    pub(super) async fn require_message(&self, message: Option<Message>) -> Option<Message> {
+        if message.is_none() {
+            self.send(Err(A2AError::invalid_params("invalid params: no message")))
+                .await;
+        }
+        message
+    }
+
     /// The task as a whole (the first event of a stream).
     pub(super) async fn task(&self, task: Task) -> bool {
         self.send(Ok(StreamResponse::Task(task))).await

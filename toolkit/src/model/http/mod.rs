@@ -86,11 +86,7 @@ pub(crate) fn config_error(what: impl std::fmt::Display) -> ModelError {
 
 /// A header from user input, refused with a message naming it rather than panicking.
 pub(crate) fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ModelError> {
-    let header_name = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| config_error(format!("`{name}` is not a valid HTTP header name")))?;
-    let header_value = HeaderValue::from_str(value)
-        .map_err(|_| config_error(format!("the value of header `{name}` is not valid")))?;
-    Ok((header_name, header_value))
+    crate::tls::header(name, value).map_err(config_error)
 }
 
 /// A header carrying a secret: marked sensitive so that it is never printed.

@@ -42,10 +42,7 @@ pub(super) async fn turn(
     events: &Events,
     token: CancellationToken,
 ) {
-    let Some(message) = ctx.message else {
-        events
-            .send(Err(A2AError::invalid_params("invalid params: no message")))
-            .await;
+    let Some(message) = events.require_message(ctx.message).await else {
         return;
     };
     let continuation = message.task_id.is_some();

@@ -149,10 +149,7 @@ async fn run_call(
     events: &Events,
     token: CancellationToken,
 ) {
-    let Some(message) = ctx.message else {
-        events
-            .send(Err(A2AError::invalid_params("invalid params: no message")))
-            .await;
+    let Some(message) = events.require_message(ctx.message).await else {
         return;
     };
     let (name, params, raw_call) = match tool_call_of(&message, ctx.metadata.as_ref()) {
