@@ -32,32 +32,39 @@ async fn stdio_answers_bad_input_and_keeps_serving() {
             }}),
         )
         .await;
-    // rmcp checks the version a 2026-07-28 request names before any handler runs, and answers
-    // with the spec's -32022 listing what the server speaks: all handshake-era versions, from
-    // which a dual-era client knows to fall back to `initialize`.
-    assert_eq!(discover["error"]["code"], -32022, "{discover}");
-    let supported = &discover["error"]["data"]["supported"];
-    assert!(
-        supported.as_array().unwrap().contains(&json!("2025-11-25")),
-        "{discover}"
-    );
+    // Both eras from one server: the probe of a dual-era client lists every revision.
+    let supported = &discover["result"]["supportedVersions"];
+    for version in ["2026-07-28", "2025-11-25"] {
+        assert!(
+            supported.as_array().unwrap().contains(&json!(version)),
+            "{discover}"
+        );
+    }
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "answered promptly"
     );
-    // Naming a version the server speaks, the probe reaches the handler: "method not found".
+    // A revision the server does not speak: the spec's -32022, listing what it does speak.
     let discover = server
         .request(
             8,
             "server/discover",
             json!({"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                "io.modelcontextprotocol/protocolVersion": "2099-01-01",
                 "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
                 "io.modelcontextprotocol/clientCapabilities": {}
             }}),
         )
         .await;
-    assert_eq!(discover["error"]["code"], -32601, "{discover}");
+    assert_eq!(discover["error"]["code"], -32022, "{discover}");
+    assert_eq!(discover["error"]["data"]["requested"], "2099-01-01");
+    assert!(
+        discover["error"]["data"]["supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28")),
+        "{discover}"
+    );
 
     let init = server.initialize().await;
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
@@ -171,8 +178,8 @@ async fn http_answers_bad_input_and_keeps_serving() {
     assert_eq!(not_rpc["error"]["code"], -32600, "{not_rpc}");
     assert_eq!(not_rpc["id"], 9);
 
-    // A 2026-07-28 probe, with the headers that revision requires: -32022 listing the
-    // handshake-era versions (see the stdio test).
+    // A 2026-07-28 probe, with the headers that revision requires, is answered statelessly
+    // (no session id); one naming a revision the server does not speak gets -32022.
     let discover = post_with(
         &client,
         &url,
@@ -189,8 +196,34 @@ async fn http_answers_bad_input_and_keeps_serving() {
         ],
     )
     .await;
+    assert!(discover.headers().get("mcp-session-id").is_none());
     let discover = message(discover).await;
-    assert_eq!(discover["error"]["code"], -32022, "{discover}");
+    assert_eq!(
+        discover["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .last(),
+        Some(&json!("2026-07-28")),
+        "{discover}"
+    );
+    let unsupported = post_with(
+        &client,
+        &url,
+        None,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}})
+        .to_string(),
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "tools/list"),
+        ],
+    )
+    .await;
+    let unsupported = message(unsupported).await;
+    assert_eq!(unsupported["error"]["code"], -32022, "{unsupported}");
 
     // A session, then the same checks as on stdio.
     let init = post(

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use agent_toolkit::mcp::{McpImport, McpTarget};
+use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpImport, McpTarget};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     ReActAgent,
@@ -162,25 +162,50 @@ async fn exercise(import: &McpImport) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn python_server_over_stdio() {
-    let import = McpImport::connect(python_stdio(), "py").await.unwrap();
+/// Import over a client speaking `era`, check the revision it settled on, and exercise it.
+async fn import_and_exercise(target: McpTarget, era: McpEra, revision: &str) {
+    let mut options = McpClientOptions::default();
+    options.era = era;
+    let client = McpClient::with_options(target, options);
+    assert_eq!(client.protocol_version().await.unwrap(), revision);
+    let import = McpImport::from_client(client, "py").await.unwrap();
     exercise(&import).await;
 }
 
+/// The Python server speaks both eras: by default our client picks the stateless one (tool-list
+/// changes then come on a `subscriptions/listen` stream).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn python_server_over_streamable_http() {
+async fn python_server_over_stdio() {
+    import_and_exercise(python_stdio(), McpEra::Newest, "2026-07-28").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_over_stdio_handshake() {
+    import_and_exercise(python_stdio(), McpEra::Handshake, "2025-11-25").await;
+}
+
+async fn python_http_server() -> (peers::Peer, McpTarget) {
     let port = peers::free_port();
-    let _peer = peers::spawn_ready(
+    let peer = peers::spawn_ready(
         Env::Mcp,
         "mcp_server_peer.py",
         &["--http", &port.to_string()],
     )
     .await;
     crate::wait_for_port(port).await;
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let import = McpImport::connect(McpTarget::url(url), "py").await.unwrap();
-    exercise(&import).await;
+    (peer, McpTarget::url(format!("http://127.0.0.1:{port}/mcp")))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_over_streamable_http() {
+    let (_peer, target) = python_http_server().await;
+    import_and_exercise(target, McpEra::Newest, "2026-07-28").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_over_streamable_http_handshake() {
+    let (_peer, target) = python_http_server().await;
+    import_and_exercise(target, McpEra::Handshake, "2025-11-25").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

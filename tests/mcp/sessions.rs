@@ -1,11 +1,13 @@
 //! Group state per streamable-HTTP session, seen through our own client: a session's toggles
 //! stay in it, a toggle of the served toolkit reaches every session it affects, and a replaced
-//! dynamic set is announced too.
+//! dynamic set is announced too. In the stateless revision there are no sessions: changes of
+//! the served toolkit reach clients on their `subscriptions/listen` streams, and a tool that
+//! needs a session says why it cannot run.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_toolkit::mcp::{McpClient, McpTarget};
+use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpTarget};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{AgentTool, toolkit::DynamicTools};
 use serde_json::json;
@@ -43,10 +45,13 @@ async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
         .build()
         .unwrap();
     let url = crate::serve_http(&toolkit).await;
-    let alice = McpClient::new(McpTarget::url(&url));
-    let bob = McpClient::new(McpTarget::url(&url));
+    let mut handshake = McpClientOptions::default();
+    handshake.era = McpEra::Handshake;
+    let alice = McpClient::with_options(McpTarget::url(&url), handshake.clone());
+    let bob = McpClient::with_options(McpTarget::url(&url), handshake);
     alice.connect().await.unwrap();
     bob.connect().await.unwrap();
+    assert_eq!(alice.protocol_version().await.unwrap(), "2025-11-25");
     let mut alice_changes = alice.tool_list_changes();
     let mut bob_changes = bob.tool_list_changes();
     assert_eq!(tool_names(&alice).await, ["add", "unlock"]);
@@ -81,6 +86,59 @@ async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
     assert_eq!(tool_names(&bob).await, ["add", "fail", "secret", "unlock"]);
     let failed = bob.call_tool("fail", json!({})).await.unwrap();
     assert_eq!(failed.is_error, Some(true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_clients_hear_toolkit_changes_and_have_no_session() {
+    let extra = DynamicTools::new();
+    let toolkit = Toolkit::builder()
+        .inactive_group("admin", "Administration")
+        .group("extra", "Tools added at run time")
+        .register(crate::fixture::Add)
+        .register(crate::fixture::Unlock)
+        .register(crate::fixture::Secret)
+        .dynamic("extra", &extra)
+        .build()
+        .unwrap();
+    let url = crate::serve_http(&toolkit).await;
+    // The default: the newest revision the server offers.
+    let alice = McpClient::new(McpTarget::url(&url));
+    let mut stateless = McpClientOptions::default();
+    stateless.era = McpEra::Stateless;
+    let bob = McpClient::with_options(McpTarget::url(&url), stateless);
+    alice.connect().await.unwrap();
+    bob.connect().await.unwrap();
+    assert_eq!(alice.protocol_version().await.unwrap(), "2026-07-28");
+    assert_eq!(bob.protocol_version().await.unwrap(), "2026-07-28");
+    let mut alice_changes = alice.tool_list_changes();
+    let mut bob_changes = bob.tool_list_changes();
+    assert_eq!(tool_names(&alice).await, ["add", "unlock"]);
+
+    let unlocked = alice.call_tool("unlock", json!({})).await.unwrap();
+    assert_eq!(unlocked.is_error, Some(true));
+    let text = format!("{:?}", unlocked.content);
+    assert!(
+        text.contains("stateless (2026-07-28) request has none"),
+        "{text}"
+    );
+    assert!(!notified(&mut alice_changes).await);
+    assert!(!toolkit.is_group_active("admin").unwrap());
+
+    // Changes of the served toolkit reach both, on their listen streams.
+    toolkit.set_group_active("admin", true).unwrap();
+    assert!(notified(&mut alice_changes).await);
+    assert!(notified(&mut bob_changes).await);
+    assert_eq!(tool_names(&bob).await, ["add", "secret", "unlock"]);
+    let tool: Arc<dyn AgentTool> = Arc::new(crate::fixture::Fail);
+    extra.replace([tool]).unwrap();
+    assert!(notified(&mut alice_changes).await);
+    assert!(notified(&mut bob_changes).await);
+    assert_eq!(
+        tool_names(&alice).await,
+        ["add", "fail", "secret", "unlock"]
+    );
+    let secret = alice.call_tool("secret", json!({})).await.unwrap();
+    assert_eq!(secret.is_error, Some(false));
 }
 
 /// Calls of `busy` running now, and the most ever seen at once.

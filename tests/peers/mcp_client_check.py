@@ -1,8 +1,10 @@
 """The official Python MCP client (mcp 2.x) driving our server; run by tests/mcp.
 
-Usage: mcp_client_check.py --stdio EXE | --url URL   [--mode auto|legacy]
+Usage: mcp_client_check.py --stdio EXE | --url URL   [--mode auto|legacy|2026-07-28]
 
-Connects (mode "auto" first probes `server/discover`, then falls back to `initialize`), then
+Connects (mode "auto" probes `server/discover` and uses 2026-07-28 when the server offers it,
+else falls back to `initialize`; "legacy" uses `initialize`; "2026-07-28" adopts that revision
+without probing), then
 exercises what the tests check and prints one JSON report on stdout. Observations are recorded,
 not judged: the Rust test asserts on them, so a failure shows what was actually seen. Python's
 own checks (output-schema validation of structured content, the shape of every result) apply
@@ -136,16 +138,39 @@ async def main() -> None:
 
         await step("cancel", cancel_slow)
 
-        async def unlock():
+        async def unlock_handshake_era():
             result = await client.call_tool("unlock", {})
             report["unlock"] = text_of(result)
             with anyio.move_on_after(5):
                 await list_changed.wait()
             report["list_changed_received"] = list_changed.is_set()
+
+        async def unlock_stateless_era():
+            # 2026-07-28 pushes nothing: changes arrive on a `subscriptions/listen` stream.
+            async with client.listen(tools_list_changed=True) as subscription:
+                report["listen_honored"] = bool(subscription.honored.tools_list_changed)
+                result = await client.call_tool("unlock", {})
+                report["unlock"] = text_of(result)
+                report["unlock_is_error"] = result.is_error
+                if result.is_error:
+                    return
+                with anyio.move_on_after(5):
+                    async for event in subscription:
+                        report["listen_event"] = type(event).__name__
+                        list_changed.set()
+                        break
+            report["list_changed_received"] = list_changed.is_set()
+
+        async def unlock():
+            if client.protocol_version == "2026-07-28":
+                await unlock_stateless_era()
+            else:
+                await unlock_handshake_era()
             tools = (await client.list_tools()).tools
             report["tools_after_unlock"] = [t.name for t in tools]
-            result = await client.call_tool("secret", {})
-            report["secret"] = text_of(result)
+            if "secret" in report["tools_after_unlock"]:
+                result = await client.call_tool("secret", {})
+                report["secret"] = text_of(result)
 
         await step("unlock", unlock)
 

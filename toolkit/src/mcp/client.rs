@@ -9,10 +9,11 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProtocolVersion,
-    ServerResult, Tool,
+    ServerNotification, ServerResult, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
-    NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError, ServiceExt,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, PeerRequestOptions,
+    RunningService, ServiceError, Subscription,
 };
 use std::collections::HashMap;
 
@@ -21,10 +22,11 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use tokio::sync::watch;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::error::McpError;
 use super::progress::{McpProgress, ProgressRouter};
-use super::target::{McpClientOptions, McpTarget};
+use super::target::{McpClientOptions, McpEra, McpTarget};
 use crate::util::{OnDrop, json_kind};
 
 /// `reason` (rmcp's words for a failed connection) with the cause rmcp's transport error
@@ -42,13 +44,20 @@ async fn with_connect_cause(reason: String, http: &reqwest::Client, url: &str) -
 /// Most same-origin redirects an HTTP connection follows.
 const MAX_REDIRECTS: usize = 10;
 
+/// How long a lost `subscriptions/listen` stream waits before it is opened again.
+const RELISTEN_DELAY: Duration = Duration::from_secs(1);
+
 /// How long a call that reported progress waits, after its response, for notifications still
 /// on their way (see `call_tool_with_progress`).
 const LATE_PROGRESS_QUIET: Duration = Duration::from_millis(25);
 
 /// A connection to one MCP server, made on first use and remade after it is lost.
 ///
-/// It speaks the 2025-11-25 handshake era (`initialize`, then the session). Every operation
+/// It speaks both eras of MCP: by default it probes `server/discover` and uses the stateless
+/// 2026-07-28 revision when the server offers it, and the 2025-11-25 `initialize` handshake
+/// otherwise (or as [`McpClientOptions::era`] says). Tool-list changes reach
+/// [`tool_list_changes`](Self::tool_list_changes) in either era: pushed in a handshake session,
+/// on a `subscriptions/listen` stream (opened again if it drops) in the stateless one. Every operation
 /// reconnects first if the connection is gone (for a child process: starts the program again).
 /// A call that was waiting when the connection broke fails with
 /// [`McpError::ConnectionLost`]; it is not sent again, since the server may have acted on it.
@@ -89,6 +98,8 @@ struct Connection {
     service: RunningService<RoleClient, ClientSide>,
     /// Which connection this is (counting from 1), to tell a stale one from its successor.
     generation: u64,
+    /// Stops the connection's `subscriptions/listen` follower (2026-07-28) when dropped.
+    _listening: Option<DropGuard>,
 }
 
 impl McpClient {
@@ -121,10 +132,21 @@ impl McpClient {
         &self.inner.target
     }
 
-    /// What the server said about itself in `initialize` (connecting first if needed).
+    /// What the server said about itself in `initialize` or `server/discover` (connecting
+    /// first if needed).
     pub async fn server_info(&self) -> Result<Option<Implementation>, McpError> {
         let (peer, _) = self.peer().await?;
         Ok(peer.peer_info().and_then(|info| info.server_info.clone()))
+    }
+
+    /// The MCP revision the connection speaks, e.g. `"2026-07-28"` or `"2025-11-25"`
+    /// (connecting first if needed).
+    pub async fn protocol_version(&self) -> Result<String, McpError> {
+        let (peer, _) = self.peer().await?;
+        Ok(peer
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+            .unwrap_or_default())
     }
 
     /// Every tool the server lists now (all pages).
@@ -254,9 +276,11 @@ impl McpClient {
         *slot = None;
         let service = self.inner.open().await?;
         let peer = service.peer().clone();
+        let listening = self.inner.listen(&peer).await;
         *slot = Some(Connection {
             service,
             generation,
+            _listening: listening,
         });
         drop(slot);
         if generation > 1 {
@@ -355,55 +379,130 @@ impl ClientInner {
         ))
     }
 
-    /// Start the transport and run the `initialize` handshake.
+    /// Start the transport and settle the revision: with [`McpEra::Newest`], a
+    /// `server/discover` probe and 2026-07-28 when offered, else the `initialize` handshake.
+    /// A probe that fails in a way rmcp does not take for "legacy server" (some handshake-era
+    /// servers answer it with an HTTP error) is followed by a fresh connection that goes
+    /// straight to `initialize`: the spec's fallback is not keyed to one error.
     async fn open(&self) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
+        let target = self.target.to_string();
+        let timeout = self.options.connect_timeout;
+        let connecting = async {
+            match self.options.era {
+                McpEra::Handshake => self.open_with(ClientLifecycleMode::Initialize).await,
+                McpEra::Stateless => {
+                    let newest = vec![ProtocolVersion::V_2026_07_28];
+                    self.open_with(ClientLifecycleMode::Discover {
+                        preferred_versions: newest,
+                    })
+                    .await
+                }
+                McpEra::Newest => {
+                    let auto = ClientLifecycleMode::Auto {
+                        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+                    };
+                    match self.open_with(auto).await {
+                        Ok(service) => Ok(service),
+                        Err(probe) => {
+                            tracing::debug!(
+                                server = %self.target,
+                                error = %probe,
+                                "the `server/discover` probe failed; trying `initialize`"
+                            );
+                            self.open_with(ClientLifecycleMode::Initialize).await
+                        }
+                    }
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, connecting).await {
+            Ok(result) => result,
+            Err(_) => Err(McpError::ConnectTimeout { target, timeout }),
+        }
+    }
+
+    /// One connection attempt with this lifecycle.
+    async fn open_with(
+        &self,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
         let handler = ClientSide {
             progress: self.progress.clone(),
             tools_changed: self.tools_changed.clone(),
             info: self.client_config(),
         };
         let target = self.target.to_string();
-        let timeout = self.options.connect_timeout;
-        let connecting = async {
-            match &self.target {
-                McpTarget::Command { program, args, env } => {
-                    let mut command = tokio::process::Command::new(program);
-                    command.args(args).envs(env.iter().cloned());
-                    let (transport, _) = TokioChildProcess::builder(command)
-                        .stderr(Stdio::inherit())
-                        .spawn()
-                        .map_err(|source| McpError::Spawn {
-                            command: target.clone(),
-                            source,
-                        })?;
-                    handler.serve(transport).await
-                }
-                McpTarget::Url(url) => {
-                    let (transport, http) = self.http_transport(url)?;
-                    match handler.serve(transport).await {
-                        Ok(service) => Ok(service),
-                        Err(e) => {
-                            let reason = crate::util::error_chain(&e);
-                            return Err(McpError::Connect {
-                                target: target.clone(),
-                                reason: with_connect_cause(reason, &http, url).await,
-                            });
-                        }
+        match &self.target {
+            McpTarget::Command { program, args, env } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).envs(env.iter().cloned());
+                let (transport, _) = TokioChildProcess::builder(command)
+                    .stderr(Stdio::inherit())
+                    .spawn()
+                    .map_err(|source| McpError::Spawn {
+                        command: target.clone(),
+                        source,
+                    })?;
+                handler
+                    .serve_with_lifecycle(transport, lifecycle)
+                    .await
+                    .map_err(|e| McpError::Connect {
+                        target,
+                        reason: crate::util::error_chain(&e),
+                    })
+            }
+            McpTarget::Url(url) => {
+                let (transport, http) = self.http_transport(url)?;
+                match handler.serve_with_lifecycle(transport, lifecycle).await {
+                    Ok(service) => Ok(service),
+                    Err(e) => {
+                        let reason = crate::util::error_chain(&e);
+                        Err(McpError::Connect {
+                            target,
+                            reason: with_connect_cause(reason, &http, url).await,
+                        })
                     }
                 }
             }
-            .map_err(|e| McpError::Connect {
-                target: target.clone(),
-                reason: crate::util::error_chain(&e),
-            })
-        };
-        match tokio::time::timeout(timeout, connecting).await {
-            Ok(result) => result,
-            Err(_) => Err(McpError::ConnectTimeout {
-                target: target.clone(),
-                timeout,
-            }),
         }
+    }
+
+    /// In the stateless era, open the `subscriptions/listen` stream that carries tool-list
+    /// changes (the handshake era pushes them to [`ClientSide`]), and follow it until the
+    /// returned guard is dropped. `None` in the handshake era, or when the server does not
+    /// announce list changes or refuses the stream.
+    async fn listen(&self, peer: &Peer<RoleClient>) -> Option<DropGuard> {
+        let info = peer.peer_info()?;
+        let announced = info
+            .capabilities
+            .tools
+            .as_ref()
+            .is_some_and(|tools| tools.list_changed == Some(true));
+        if info.protocol_version.has_initialize() || !announced {
+            return None;
+        }
+        let subscription = match peer.listen(tool_list_filter()).await {
+            Ok(subscription) => subscription,
+            Err(e) => {
+                tracing::warn!(
+                    server = %self.target,
+                    error = %e,
+                    "the server refused `subscriptions/listen`: tool-list changes will not be followed"
+                );
+                return None;
+            }
+        };
+        let stop = CancellationToken::new();
+        let follower = follow_subscription(peer.clone(), self.tools_changed.clone(), subscription);
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stopped.cancelled() => {}
+                _ = follower => {}
+            }
+        });
+        Some(stop.drop_guard())
     }
 
     fn client_config(&self) -> ClientConfig {
@@ -446,6 +545,40 @@ impl ClientHandler for ClientSide {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|v| *v += 1);
+    }
+}
+
+fn tool_list_filter() -> SubscriptionFilter {
+    SubscriptionFilter::builder().tools_list_changed().build()
+}
+
+/// Turn the tool-list notifications of a `subscriptions/listen` stream into bumps of
+/// `changed`. A stream that ends (a proxy closed it, the server shut it down) is opened again
+/// after a pause, with a bump, since changes in between were not heard; a closed connection
+/// ends the follower.
+async fn follow_subscription(
+    peer: Peer<RoleClient>,
+    changed: watch::Sender<u64>,
+    mut subscription: Subscription,
+) {
+    loop {
+        match subscription.next().await {
+            Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                changed.send_modify(|v| *v += 1);
+            }
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => loop {
+                if peer.is_transport_closed() {
+                    return;
+                }
+                tokio::time::sleep(RELISTEN_DELAY).await;
+                if let Ok(again) = peer.listen(tool_list_filter()).await {
+                    subscription = again;
+                    changed.send_modify(|v| *v += 1);
+                    break;
+                }
+            },
+        }
     }
 }
 

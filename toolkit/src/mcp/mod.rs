@@ -62,7 +62,7 @@ pub use http::McpHttpService;
 pub use import::McpImport;
 pub use progress::McpProgress;
 pub use server::{McpServer, McpSession};
-pub use target::{McpClientOptions, McpTarget};
+pub use target::{McpClientOptions, McpEra, McpTarget};
 
 // `rmcp` is deliberately not re-exported: a public path to it (and through it, to serde)
 // makes rustc name `serde::Deserialize` as `agent_toolkit::mcp::rmcp::serde::Deserialize` in

@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, DiscoverRequestMethod, DiscoverResult, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter,
+    ToolListChangedNotification,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
@@ -58,6 +59,9 @@ pub struct McpServer {
     /// What every call of the session starts from: the [`McpSession`] in the call layer.
     call_context: ToolContext,
     watch: Arc<Watch>,
+    /// Whether this handler serves streamable HTTP, where sessions exist only in the handshake
+    /// era: a stateless (2026-07-28) request there has no session to put into the call.
+    http: bool,
 }
 
 #[derive(Clone)]
@@ -129,10 +133,15 @@ impl McpServer {
             instructions: None,
         });
         let limit = Arc::new(Semaphore::new(toolkit.max_concurrency()));
-        Self::with_identity(toolkit.clone(), identity, limit)
+        Self::with_identity(toolkit.clone(), identity, limit, false)
     }
 
-    fn with_identity(toolkit: Toolkit, identity: Arc<Identity>, limit: Arc<Semaphore>) -> Self {
+    fn with_identity(
+        toolkit: Toolkit,
+        identity: Arc<Identity>,
+        limit: Arc<Semaphore>,
+        http: bool,
+    ) -> Self {
         let session = McpSession {
             toolkit: toolkit.clone(),
         };
@@ -142,6 +151,7 @@ impl McpServer {
             identity,
             limit,
             watch: Watch::new(),
+            http,
         }
     }
 
@@ -159,12 +169,14 @@ impl McpServer {
         self
     }
 
-    /// The handler of a new session with group state of its own (a view of the toolkit).
+    /// The handler of a new streamable-HTTP session (or of one stateless request), with group
+    /// state of its own (a view of the toolkit).
     pub(super) fn new_session(&self) -> McpServer {
         Self::with_identity(
             self.toolkit.view(),
             self.identity.clone(),
             self.limit.clone(),
+            true,
         )
     }
 
@@ -174,36 +186,44 @@ impl McpServer {
     }
 
     /// Send `notifications/tools/list_changed` to `peer` whenever the tools this session sees
-    /// change, until the session ends.
+    /// change, until the session ends (the handshake era's pushed notifications).
     fn watch_tool_list(&self, peer: Peer<RoleServer>) {
         if self.watch.started.swap(true, Ordering::AcqRel) {
             return;
         }
-        let toolkit = self.toolkit.clone();
         let stop = self.watch.stop.clone();
-        // Subscribe before taking the first snapshot, so no change falls in between.
-        let mut changes = toolkit.watch_changes();
-        let mut listed = toolkit.definitions();
+        let changes = follow_tool_list(self.toolkit.clone(), move || {
+            let peer = peer.clone();
+            async move { peer.notify_tool_list_changed().await.is_ok() }
+        });
         tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => break,
-                    alive = changes.changed() => {
-                        if !alive {
-                            break;
-                        }
-                        let now = toolkit.definitions();
-                        if now == listed {
-                            continue;
-                        }
-                        listed = now;
-                        if peer.notify_tool_list_changed().await.is_err() {
-                            break;
-                        }
-                    }
-                }
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = changes => {}
             }
         });
+    }
+}
+
+/// Call `notify` whenever the tools `toolkit` lists change, until `notify` says the client is
+/// gone (`false`) or the toolkit is dropped.
+async fn follow_tool_list<F, Fut>(toolkit: Toolkit, mut notify: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    // Subscribe before taking the first snapshot, so no change falls in between.
+    let mut changes = toolkit.watch_changes();
+    let mut listed = toolkit.definitions();
+    while changes.changed().await {
+        let now = toolkit.definitions();
+        if now == listed {
+            continue;
+        }
+        listed = now;
+        if !notify().await {
+            break;
+        }
     }
 }
 
@@ -234,24 +254,48 @@ impl ServerHandler for McpServer {
         }
     }
 
-    /// The handshake era: revision 2025-11-25 and the older ones. The stateless 2026-07-28
-    /// revision has no sessions, so no per-session groups and no pushed `list_changed`.
+    /// Both eras: the handshake revisions up to 2025-11-25 (`initialize`, sessions) and the
+    /// stateless 2026-07-28 (`server/discover`, per-request `_meta`). Named up to a fixed
+    /// revision, so that a newer rmcp does not announce a revision nobody here has tested.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
-    }
-
-    /// `server/discover` belongs to 2026-07-28, which this server does not speak: "method not
-    /// found" makes a dual-era client fall back to `initialize` at once (silence would cost it
-    /// a 10 s timeout).
-    async fn discover(
-        &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        Err(ErrorData::method_not_found::<DiscoverRequestMethod>())
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.watch_tool_list(context.peer);
+    }
+
+    /// 2026-07-28 has no pushed notifications: a client hears of tool-list changes on a
+    /// `subscriptions/listen` request that asked for them.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().tools_list_changed == Some(true) {
+            let sink = context.sink().clone();
+            let changes = follow_tool_list(self.toolkit.clone(), move || {
+                let sink = sink.clone();
+                async move {
+                    let changed = ToolListChangedNotification::default();
+                    sink.send(ServerNotification::ToolListChangedNotification(changed))
+                        .await
+                        .is_ok()
+                }
+            });
+            tokio::select! {
+                _ = context.cancelled() => {}
+                _ = changes => {}
+            }
+        } else {
+            context.cancelled().await;
+        }
+        Ok(())
     }
 
     async fn list_tools(
@@ -283,10 +327,18 @@ impl ServerHandler for McpServer {
             }
         };
         let call = ToolCall::new(context.id.to_string(), name, arguments);
-        let ctx = self
-            .call_context
-            .clone()
-            .with_cancellation(context.ct.clone());
+        // A stateless (2026-07-28) request over HTTP belongs to no session: its handler and
+        // toolkit view last for the request only, so a group switch through `McpSession` would
+        // be lost unseen. The call gets no session; a tool that needs one says so.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        let call_context = if self.http && stateless {
+            ToolContext::new()
+        } else {
+            self.call_context.clone()
+        };
+        let ctx = call_context.with_cancellation(context.ct.clone());
         let result = match context.meta.get_progress_token() {
             None => self.toolkit.call(call, &ctx).await,
             Some(token) => {
@@ -300,6 +352,10 @@ impl ServerHandler for McpServer {
                 reporter.run(self.toolkit.call(call, &ctx), progress).await
             }
         };
+        let mut result = result;
+        if self.http && stateless {
+            explain_missing_session(&mut result);
+        }
         if let Err(error) = &result.outcome
             && matches!(
                 error.kind(),
@@ -324,6 +380,30 @@ impl ServerHandler for McpServer {
             &result,
             declares_output,
         )))
+    }
+}
+
+/// A tool that needs the [`McpSession`] failed in a stateless request, which has none: say so
+/// to the client in place of the general "not configured correctly", and how to get one.
+fn explain_missing_session(result: &mut crate::ToolResult) {
+    let Err(error) = &result.outcome else {
+        return;
+    };
+    let about_session = error.kind() == ToolErrorKind::MissingContext
+        && error
+            .source()
+            .is_some_and(|source| source.to_string().contains("McpSession"));
+    if about_session {
+        let message = format!(
+            "tool `{}` works on the client's MCP session, and a stateless (2026-07-28) request \
+             has none; connect with the 2025-11-25 `initialize` handshake to use it",
+            result.name
+        );
+        let explained = crate::ToolError::new(ToolErrorKind::MissingContext, message);
+        result.outcome = Err(match error.source() {
+            Some(source) => explained.with_detail(source.to_string()),
+            None => explained,
+        });
     }
 }
 

@@ -66,6 +66,22 @@ impl fmt::Display for McpTarget {
     }
 }
 
+/// Which MCP revisions an [`McpClient`](super::McpClient) may speak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpEra {
+    /// Probe `server/discover` and speak the stateless 2026-07-28 revision when the server
+    /// offers it; otherwise the 2025-11-25 `initialize` handshake (the default).
+    #[default]
+    Newest,
+    /// The stateless 2026-07-28 revision only: a handshake-only server is an error.
+    Stateless,
+    /// The 2025-11-25 `initialize` handshake only, without a probe: for servers that mishandle
+    /// `server/discover`, or to keep a session (and its per-session state) on a dual-era
+    /// server.
+    Handshake,
+}
+
 /// How an [`McpClient`](super::McpClient) introduces itself, how long it waits, and, for a
 /// URL, how it authenticates and which certificates it trusts.
 #[derive(Clone)]
@@ -75,6 +91,8 @@ pub struct McpClientOptions {
     pub name: String,
     /// The client version sent in `initialize`.
     pub version: String,
+    /// Which revisions to speak (default: the newest the server offers).
+    pub era: McpEra,
     /// Longest wait for a connection and its `initialize` handshake (default 30 s).
     pub connect_timeout: Duration,
     /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
@@ -94,6 +112,7 @@ impl Default for McpClientOptions {
         McpClientOptions {
             name: "agent-toolkit".into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            era: McpEra::Newest,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
             bearer_token: None,
@@ -109,6 +128,7 @@ impl fmt::Debug for McpClientOptions {
         f.debug_struct("McpClientOptions")
             .field("name", &self.name)
             .field("version", &self.version)
+            .field("era", &self.era)
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field(
