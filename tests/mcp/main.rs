@@ -10,6 +10,7 @@ mod peers;
 #[path = "../tls/mod.rs"]
 mod tls;
 
+mod auth;
 mod bad_input;
 mod fixture;
 mod https;

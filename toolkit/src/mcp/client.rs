@@ -12,8 +12,8 @@ use rmcp::model::{
     ServerNotification, ServerResult, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, PeerRequestOptions,
-    RunningService, ServiceError, Subscription,
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
+    PeerRequestOptions, RunningService, ServiceError, Subscription,
 };
 use std::collections::HashMap;
 
@@ -27,6 +27,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::error::McpError;
 use super::progress::{McpProgress, ProgressRouter};
 use super::target::{McpClientOptions, McpEra, McpTarget};
+use super::types::CallToolResult;
 use crate::util::{OnDrop, json_kind};
 
 /// `reason` (rmcp's words for a failed connection) with the cause rmcp's transport error
@@ -39,6 +40,45 @@ async fn with_connect_cause(reason: String, http: &reqwest::Client, url: &str) -
         }
         _ => reason,
     }
+}
+
+/// When `error` says the server refused the client's credentials (HTTP 401 with a challenge,
+/// or 403 for a token without the scope it wants), what to tell the user: the status, and
+/// what to set.
+fn credentials_refused(error: &ClientInitializeError, sent_token: bool) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // rmcp's transport error does not name its cause as `source()`: start from its field.
+    let ClientInitializeError::TransportError { error, .. } = error else {
+        return None;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
+    while let Some(current) = cause {
+        match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::AuthRequired(_)) if sent_token => {
+                return Some(
+                    "HTTP 401 Unauthorized: the server refused the bearer token sent; check the \
+                     token (`McpClientOptions::bearer_token`, CLI `--token` or \
+                     AGENT_TOOLKIT_TOKEN)"
+                        .into(),
+                );
+            }
+            Some(StreamableHttpError::AuthRequired(_)) => {
+                return Some(
+                    "HTTP 401 Unauthorized: the server wants credentials; set a bearer token \
+                     (`McpClientOptions::bearer_token`, CLI `--token` or AGENT_TOOLKIT_TOKEN) \
+                     or the headers it expects (`McpClientOptions::headers`, CLI `-H`)"
+                        .into(),
+                );
+            }
+            Some(StreamableHttpError::InsufficientScope(_)) => {
+                return Some(
+                    "HTTP 403 Forbidden: the token sent lacks a scope the server requires".into(),
+                );
+            }
+            _ => cause = current.source(),
+        }
+    }
+    None
 }
 
 /// Most same-origin redirects an HTTP connection follows.
@@ -169,7 +209,7 @@ impl McpClient {
         &self,
         name: &str,
         arguments: Value,
-    ) -> Result<rmcp::model::CallToolResult, McpError> {
+    ) -> Result<CallToolResult, McpError> {
         self.call_tool_with_progress(name, arguments, |_| {}).await
     }
 
@@ -183,7 +223,7 @@ impl McpClient {
         name: &str,
         arguments: Value,
         mut on_progress: impl FnMut(McpProgress) + Send,
-    ) -> Result<rmcp::model::CallToolResult, McpError> {
+    ) -> Result<CallToolResult, McpError> {
         let arguments = match arguments {
             Value::Object(map) => Some(map),
             Value::Null => None,
@@ -457,11 +497,15 @@ impl ClientInner {
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(service) => Ok(service),
                     Err(e) => {
-                        let reason = crate::util::error_chain(&e);
-                        Err(McpError::Connect {
-                            target,
-                            reason: with_connect_cause(reason, &http, url).await,
-                        })
+                        let sent_token = self.options.bearer_token.is_some();
+                        let reason = match credentials_refused(&e, sent_token) {
+                            Some(reason) => reason,
+                            None => {
+                                let reason = crate::util::error_chain(&e);
+                                with_connect_cause(reason, &http, url).await
+                            }
+                        };
+                        Err(McpError::Connect { target, reason })
                     }
                 }
             }

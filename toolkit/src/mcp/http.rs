@@ -2,6 +2,7 @@
 //! as a tower service axum can mount.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::Body;
@@ -9,8 +10,10 @@ use axum::http::{Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData, NumberOrString, ServerJsonRpcMessage};
+use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::types::StreamableHttpServerConfig;
 use serde_json::Value;
 
 use super::server::McpServer;
@@ -18,11 +21,14 @@ use super::server::McpServer;
 /// Largest request body accepted (the limit rmcp applies too): 4 MiB.
 const MAX_BODY_BYTES: usize = 4 << 20;
 
-/// A streamable-HTTP MCP endpoint (revision 2025-11-25: `initialize` opens a session named by
-/// the `Mcp-Session-Id` header; a GET opens the stream that carries `list_changed`; DELETE
-/// ends the session). Each session gets its own [`view`](crate::Toolkit::view) of the toolkit,
-/// so group switches made in one session stay in it, while switches of the served toolkit reach
-/// every session that has not overridden that group.
+/// A streamable-HTTP MCP endpoint serving both eras. In the handshake era (2025-11-25)
+/// `initialize` opens a session named by the `Mcp-Session-Id` header, a GET opens the stream
+/// that carries `list_changed`, DELETE ends the session; each session gets its own
+/// [`view`](crate::Toolkit::view) of the toolkit, so group switches made in one session stay in
+/// it, while switches of the served toolkit reach every session that has not overridden that
+/// group. In the stateless era (2026-07-28) each request stands alone (any replica can answer
+/// it) and tool-list changes go out on `subscriptions/listen` streams; see the
+/// [module docs](super) for what that means for per-session state.
 ///
 /// Mount it in axum with `nest_service` (or `route_service`):
 ///
@@ -50,15 +56,17 @@ const MAX_BODY_BYTES: usize = 4 << 20;
 ///
 /// rmcp's defaults apply: only `Host` headers naming the loopback interface are accepted
 /// (protection against DNS rebinding; use [`with_config`](Self::with_config) with
-/// `StreamableHttpServerConfig::with_allowed_hosts` when serving other hosts), and browsers'
+/// [`StreamableHttpServerConfig::with_allowed_hosts`] when serving other hosts), and browsers'
 /// cross-origin requests are refused (the `Origin` header is validated; allow origins with
-/// `with_allowed_origins`).
+/// `with_allowed_origins`). [`bearer_token`](Self::bearer_token) requires a token.
 ///
 /// Bad input gets a JSON-RPC answer: a body that is not JSON gets HTTP 400 with a `-32700`
 /// parse error, JSON that is not a JSON-RPC message HTTP 400 with `-32600`.
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<McpServer, LocalSessionManager>,
+    /// Required as `Authorization: Bearer <token>` on every request, when set.
+    bearer_token: Option<Arc<str>>,
 }
 
 impl McpHttpService {
@@ -81,10 +89,30 @@ impl McpHttpService {
                 LocalSessionManager::default().into(),
                 config,
             ),
+            bearer_token: None,
         }
     }
 
+    /// Require `Authorization: Bearer <token>` on every request (POST, the GET stream,
+    /// DELETE). Anything else is refused with HTTP 401 and `WWW-Authenticate: Bearer`, before
+    /// MCP sees it; compared in constant time.
+    ///
+    /// ```no_run
+    /// # let toolkit = agent_toolkit::Toolkit::builder().build().unwrap();
+    /// let mcp = toolkit.mcp_http_service().bearer_token("s3cret");
+    /// let app = axum::Router::new().nest_service("/mcp", mcp);
+    /// ```
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into().into());
+        self
+    }
+
     async fn handle(self, request: Request<Body>) -> Response {
+        if let Some(token) = &self.bearer_token
+            && !crate::util::bearer_matches(request.headers(), token)
+        {
+            return unauthorized();
+        }
         if request.method() != Method::POST || !is_json(&request) {
             // rmcp answers these itself (GET streams, DELETE, 405, 415).
             return self.inner.handle(request).await.into_response();
@@ -118,6 +146,24 @@ fn is_json(request: &Request<Body>) -> bool {
                 .next()
                 .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
         })
+}
+
+/// HTTP 401 for a request without the server's token.
+fn unauthorized() -> Response {
+    let error = ErrorData::invalid_request(
+        "Unauthorized: send the server's token as `Authorization: Bearer <token>`",
+        None,
+    );
+    let body = serde_json::to_vec(&ServerJsonRpcMessage::error(error, None)).unwrap_or_default();
+    (
+        StatusCode::UNAUTHORIZED,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::WWW_AUTHENTICATE, "Bearer"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// HTTP 400 with the JSON-RPC error for a body rmcp could not read as a message.

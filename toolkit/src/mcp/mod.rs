@@ -11,11 +11,25 @@
 //! | `target`, `progress` | where a server is ([`McpTarget`], [`McpClientOptions`]); call progress ([`McpProgress`]) | — |
 //! | `client` | [`McpClient`]: connection, listing, calls, reconnection | `target`, `progress`, `error` |
 //! | `import` | [`McpImport`]: a server's tools as a toolkit's dynamic set | `client`, `convert`, `error` |
+//! | [`types`] | the MCP wire types the API above hands out (re-exported from `rmcp`) | — |
 //!
-//! The protocol (framing, the `initialize` handshake, sessions, SSE) is rmcp's; this module maps
-//! it onto the toolkit. It speaks the 2025-11-25 handshake era (and the older revisions rmcp
-//! knows): a `server/discover` probe from a newer, dual-era client is answered with `-32601`,
-//! so the client falls back to `initialize` at once.
+//! The protocol (framing, the lifecycle, sessions, SSE) is rmcp's; this module maps it onto the
+//! toolkit. Both eras of MCP are spoken, by the server and the client:
+//!
+//! - **2025-11-25, the handshake era** (and the older revisions): `initialize`, then a session;
+//!   over HTTP the session has an `Mcp-Session-Id` and, here, a [`view`](Toolkit::view) of the
+//!   toolkit of its own; the server pushes `notifications/tools/list_changed`.
+//! - **2026-07-28, the stateless era**: no handshake (`server/discover` says what the server
+//!   speaks), every request carries its revision and client info in `_meta`, and tool-list
+//!   changes go to clients that opened a `subscriptions/listen` stream. Over HTTP any replica
+//!   behind a load balancer can answer any request. What changes for per-session state: a
+//!   stateless HTTP request belongs to no session, so its calls get no [`McpSession`] (a tool
+//!   that needs one fails with a message saying so, and a tool taking
+//!   `Option<Ctx<McpSession>>` runs without); group switches of the served toolkit reach every
+//!   client as before. Over stdio the process serves one client, so nothing changes.
+//!
+//! One server serves both eras from the same endpoint or process; the client uses the newest
+//! revision the server offers and falls back to the handshake ([`McpEra`] pins one).
 //!
 //! **Serve** ([`McpServer`]): [`Toolkit::serve_mcp_stdio`] for stdio, and
 //! [`Toolkit::mcp_http_service`] for streamable HTTP (an axum-mountable service, one
@@ -33,7 +47,7 @@
 //!   request carried a progress token; `notifications/cancelled` cancels the call.
 //! - A change of the session's active tools (a group switched toolkit-wide or in the session,
 //!   a [`DynamicTools`](crate::toolkit::DynamicTools) set replaced) sends
-//!   `notifications/tools/list_changed`.
+//!   `notifications/tools/list_changed` (in the stateless era, on the client's listen stream).
 //! - Tools reach their session through [`McpSession`] in the call context.
 //!
 //! **Import** ([`McpImport`], built on [`McpClient`]): connect to a server — a child process
@@ -55,6 +69,7 @@ mod server;
 mod stdio;
 mod target;
 mod toolkit;
+pub mod types;
 
 pub use client::McpClient;
 pub use error::McpError;
@@ -63,10 +78,6 @@ pub use import::McpImport;
 pub use progress::McpProgress;
 pub use server::{McpServer, McpSession};
 pub use target::{McpClientOptions, McpEra, McpTarget};
-
-// `rmcp` is deliberately not re-exported: a public path to it (and through it, to serde)
-// makes rustc name `serde::Deserialize` as `agent_toolkit::mcp::rmcp::serde::Deserialize` in
-// the macros' compile errors. Users who need its types depend on `rmcp` themselves.
 
 #[cfg(doc)]
 use crate::Toolkit;

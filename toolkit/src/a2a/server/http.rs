@@ -78,28 +78,10 @@ async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Respon
 }
 
 fn authorized(options: &ServerOptions, headers: &HeaderMap) -> bool {
-    let Some(token) = &options.bearer_token else {
-        return true;
-    };
-    headers
-        .get_all(header::AUTHORIZATION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split_once(' '))
-        .any(|(scheme, given)| {
-            scheme.eq_ignore_ascii_case("bearer") && constant_time_eq(given.trim(), token)
-        })
-}
-
-/// Compares without returning early at the first difference, so timing does not reveal how
-/// much of a guessed token was right.
-fn constant_time_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut diff = a.len() ^ b.len();
-    for i in 0..a.len().max(b.len()) {
-        diff |= usize::from(a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0));
-    }
-    diff == 0
+    options
+        .bearer_token
+        .as_deref()
+        .is_none_or(|token| crate::util::bearer_matches(headers, token))
 }
 
 async fn json_rpc(State(state): State<AppState>, request: Request) -> Response {
@@ -109,7 +91,7 @@ async fn json_rpc(State(state): State<AppState>, request: Request) -> Response {
             StatusCode::UNAUTHORIZED,
             JsonRpcId::Null,
             A2AError::invalid_request(
-                "unauthorized: send the server's token as `Authorization: Bearer <token>`",
+                "unauthorized (HTTP 401): send the server's token as `Authorization: Bearer <token>`",
             ),
         );
         response
