@@ -18,6 +18,7 @@ mod https;
 mod import;
 #[cfg(feature = "interop")]
 mod python_client;
+mod replicas;
 mod sessions;
 mod unreachable;
 
