@@ -20,6 +20,8 @@ mod https;
 #[cfg(feature = "interop")]
 mod js;
 mod literal_004;
+#[cfg(feature = "interop")]
+mod python_https;
 mod rust_peers;
 #[cfg(feature = "interop")]
 mod session;

@@ -18,6 +18,8 @@ mod https;
 mod import;
 #[cfg(feature = "interop")]
 mod python_client;
+#[cfg(feature = "interop")]
+mod python_https;
 mod replicas;
 mod sessions;
 mod unreachable;

@@ -48,6 +48,8 @@ from a2a.types import (
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), default=None,
+                    help="serve https:// with this certificate chain and key (PEM files)")
 args = parser.parse_args()
 
 TURNS = {}  # contextId -> number of user turns
@@ -149,7 +151,7 @@ class ClientToolsAgent(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
 
-url = f"http://127.0.0.1:{args.port}/a2a/jsonrpc"
+url = f"{'https' if args.tls else 'http'}://127.0.0.1:{args.port}/a2a/jsonrpc"
 card = AgentCard(
     name="py-client-tools-agent",
     description="a2a-sdk 1.x agent that asks its client to run the client's own tools",
@@ -178,6 +180,7 @@ class Server(uvicorn.Server):
 
 
 if __name__ == "__main__":
-    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+    tls = {"ssl_certfile": args.tls[0], "ssl_keyfile": args.tls[1]} if args.tls else {}
+    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning", **tls)
     asyncio.run(Server(config).serve())
     sys.exit(0)

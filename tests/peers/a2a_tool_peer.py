@@ -55,6 +55,8 @@ EXT_URI = "https://agent-toolkit.dev/a2a/ext/tools/v1"
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), default=None,
+                    help="serve https:// with this certificate chain and key (PEM files)")
 parser.add_argument("--name", default="py-tools")
 parser.add_argument("--token", default=None)
 parser.add_argument("--only-v03", action="store_true")
@@ -145,7 +147,7 @@ def active_tools():
 
 
 def build_card():
-    url = f"http://127.0.0.1:{args.port}/a2a/jsonrpc"
+    url = f"{'https' if args.tls else 'http'}://127.0.0.1:{args.port}/a2a/jsonrpc"
     tools = active_tools()
     params = struct_pb2.Struct()
     params.update({"tools": {
@@ -259,6 +261,7 @@ class Server(uvicorn.Server):
 
 
 if __name__ == "__main__":
-    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+    tls = {"ssl_certfile": args.tls[0], "ssl_keyfile": args.tls[1]} if args.tls else {}
+    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning", **tls)
     asyncio.run(Server(config).serve())
     sys.exit(0)

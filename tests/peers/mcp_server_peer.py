@@ -3,6 +3,8 @@ tests/mcp.
 
 Usage: mcp_server_peer.py            (stdio)
        mcp_server_peer.py --http PORT (streamable HTTP at http://127.0.0.1:PORT/mcp; prints READY)
+       mcp_server_peer.py --http PORT --tls CERT KEY
+                                      (the same at https://, under uvicorn with these PEM files)
 
 Tools: `add` (structured output), `countdown` (reports progress; counts the calls cancelled
 under it, read back with `cancellations`), `enable_extra` (adds the tool `extra` at run time and
@@ -73,7 +75,15 @@ async def crash() -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+    if len(sys.argv) == 6 and sys.argv[1] == "--http" and sys.argv[3] == "--tls":
+        import uvicorn
+
+        port = int(sys.argv[2])
+        print(f"READY {port}", flush=True)
+        app = mcp.streamable_http_app(host="127.0.0.1")
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning",
+                    ssl_certfile=sys.argv[4], ssl_keyfile=sys.argv[5])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--http":
         port = int(sys.argv[2])
         print(f"READY {port}", flush=True)
         mcp.run(transport="streamable-http", host="127.0.0.1", port=port)

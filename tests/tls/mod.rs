@@ -19,6 +19,25 @@ pub struct TestPki {
     pub ca_pem: String,
     /// The server's rustls configuration (its certificate chain and key).
     pub server: Arc<rustls::ServerConfig>,
+    /// The server's certificate chain (its certificate, then the CA's), PEM: for servers not
+    /// written in Rust (uvicorn's `ssl_certfile`).
+    pub chain_pem: String,
+    /// The server's private key, PEM (uvicorn's `ssl_keyfile`).
+    pub key_pem: String,
+}
+
+impl TestPki {
+    /// The chain and the key written as `server.pem` and `server.key` in `dir`; their paths.
+    pub fn write_server_files(&self, dir: &std::path::Path) -> (String, String) {
+        let cert = dir.join("server.pem");
+        let key = dir.join("server.key");
+        std::fs::write(&cert, &self.chain_pem).expect("write the certificate");
+        std::fs::write(&key, &self.key_pem).expect("write the key");
+        (
+            cert.to_string_lossy().into_owned(),
+            key.to_string_lossy().into_owned(),
+        )
+    }
 }
 
 /// A new CA named `name` and a server certificate for `localhost` and `127.0.0.1`.
@@ -42,6 +61,8 @@ pub fn pki(name: &str) -> TestPki {
         .push(DnType::CommonName, "localhost");
     let cert = params.signed_by(&key, &ca).expect("server certificate");
 
+    let chain_pem = format!("{}{}", cert.pem(), ca.pem());
+    let key_pem = key.serialize_pem();
     let chain: Vec<CertificateDer<'static>> = vec![cert.der().clone(), ca.der().clone()];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
     let mut server = rustls::ServerConfig::builder_with_provider(Arc::new(
@@ -56,6 +77,8 @@ pub fn pki(name: &str) -> TestPki {
     TestPki {
         ca_pem: ca.pem(),
         server: Arc::new(server),
+        chain_pem,
+        key_pem,
     }
 }
 

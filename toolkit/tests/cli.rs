@@ -401,6 +401,71 @@ async fn https_servers_with_a_private_ca() {
     let _ = std::fs::remove_file(&ca);
 }
 
+/// The Python SDKs' A2A and MCP servers behind TLS (uvicorn with a certificate from a CA made
+/// here): reached with `--ca-cert`, refused with a clear error without it.
+#[cfg(feature = "interop-tests")]
+async fn python_servers_behind_tls() {
+    let pki = tls::pki("agent-toolkit CLI test CA (python)");
+    let dir = std::env::temp_dir().join(format!("agent-toolkit-cli-py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = pki.write_server_files(&dir);
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    let ca = ca.to_str().unwrap().to_owned();
+
+    let port = peers::free_port().to_string();
+    let _a2a = peers::spawn_ready(
+        peers::Env::A2a1,
+        "a2a_tool_peer.py",
+        &[&port, "--tls", &cert, &key],
+    )
+    .await;
+    let url = format!("https://127.0.0.1:{port}");
+    let call = cli(&[
+        "tools",
+        "call",
+        "--a2a",
+        &url,
+        "--ca-cert",
+        &ca,
+        "add",
+        r#"{"a":20,"b":22}"#,
+    ])
+    .await;
+    ok(&call);
+    assert!(call.stdout.contains("42"), "{call:?}");
+    let untrusted = cli(&["card", &url]).await;
+    assert_eq!(untrusted.code, 3, "{untrusted:?}");
+    assert!(untrusted.stderr.contains("UnknownIssuer"), "{untrusted:?}");
+
+    let port = peers::free_port().to_string();
+    let _mcp = peers::spawn_ready(
+        peers::Env::Mcp,
+        "mcp_server_peer.py",
+        &["--http", &port, "--tls", &cert, &key],
+    )
+    .await;
+    let mcp = format!("https://127.0.0.1:{port}/mcp");
+    // The peer prints READY before uvicorn listens: wait for the port.
+    let mut list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
+    for _ in 0..50 {
+        if list.code == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
+    }
+    ok(&list);
+    assert!(
+        list.stdout.lines().any(|l| l.starts_with("add ")),
+        "{list:?}"
+    );
+    let untrusted = cli(&["tools", "list", "--mcp-url", &mcp]).await;
+    assert_eq!(untrusted.code, 3, "{untrusted:?}");
+    assert!(untrusted.stderr.contains("UnknownIssuer"), "{untrusted:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     if std::env::var(SERVE_VAR).as_deref() == Ok("mcp-stdio") {
         let rt = tokio::runtime::Runtime::new().expect("runtime");
@@ -423,6 +488,10 @@ fn main() {
         ("python_mcp_server", || Box::pin(python_mcp_server())),
         #[cfg(feature = "interop-tests")]
         ("python_a2a_server", || Box::pin(python_a2a_server())),
+        #[cfg(feature = "interop-tests")]
+        ("python_servers_behind_tls", || {
+            Box::pin(python_servers_behind_tls())
+        }),
         ("https_servers_with_a_private_ca", || {
             Box::pin(https_servers_with_a_private_ca())
         }),
