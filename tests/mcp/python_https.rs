@@ -11,6 +11,11 @@ use serde_json::json;
 use crate::peers::{self, Env};
 use crate::tls;
 
+/// The Python server behind TLS, reached at `https://127.0.0.1:PORT/mcp` with the test CA in
+/// `McpClientOptions::trusted_roots`: the default era's `server/discover` probe succeeds over TLS
+/// (2026-07-28, not the fallback), `McpEra::Handshake` gets 2025-11-25, and in each era
+/// `McpImport` imports the tools and a toolkit calls `add` over TLS. A client with the system's
+/// roots only fails to connect, naming `UnknownIssuer`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_behind_tls() {
     let pki = tls::pki("agent-toolkit test CA (python mcp)");
@@ -24,7 +29,6 @@ async fn python_server_behind_tls() {
         &["--http", &port.to_string(), "--tls", &cert, &key],
     )
     .await;
-    crate::wait_for_port(port).await;
     let url = format!("https://127.0.0.1:{port}/mcp");
 
     for (era, revision) in [

@@ -6,8 +6,9 @@ Same convention as a2a_tool_peer.py: skills `tool-<name>` tagged `tool`, schemas
 `metadata._tool_result`, `is_error` on tool errors, progress as `working` status updates with a
 progress data part, cancellations recorded and reported by `stats`.
 
-Usage: python a2a03_tool_peer.py PORT [--name NAME]
-Prints `READY <port>` once listening.
+Usage: python a2a03_tool_peer.py PORT [--name NAME] [--tls CERT KEY]
+Prints `READY <port>` once listening. With `--tls` it serves https:// (uvicorn's `ssl_certfile`
+and `ssl_keyfile`, PEM files) and its card names the https:// URL.
 """
 
 import argparse
@@ -39,6 +40,8 @@ EXT_URI = "https://agent-toolkit.dev/a2a/ext/tools/v1"
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
 parser.add_argument("--name", default="py03-tools")
+parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), default=None,
+                    help="serve https:// with this certificate chain and key (PEM files)")
 args = parser.parse_args()
 
 STATE = {"calls": {}, "cancelled": []}
@@ -144,7 +147,7 @@ class ToolExecutor(AgentExecutor):
 card = AgentCard(
     name=args.name,
     description="a2a-sdk 0.3.26 tool peer",
-    url=f"http://127.0.0.1:{args.port}/",
+    url=f"{'https' if args.tls else 'http'}://127.0.0.1:{args.port}/",
     version="1.0.0",
     protocol_version="0.3.0",
     capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
@@ -171,6 +174,7 @@ class Server(uvicorn.Server):
 
 
 if __name__ == "__main__":
-    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+    tls = {"ssl_certfile": args.tls[0], "ssl_keyfile": args.tls[1]} if args.tls else {}
+    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning", **tls)
     asyncio.run(Server(config).serve())
     sys.exit(0)

@@ -13,8 +13,9 @@ asking (for max-rounds tests); `malformed` asks with an invalid tool-calls part 
 client's validation). A call naming a tool the client did not offer is refused with a failed
 task. Conversation turns are counted per contextId and reported in the answer.
 
-Usage: python a2a_agent_peer.py PORT
-Prints `READY <port>` once listening.
+Usage: python a2a_agent_peer.py PORT [--tls CERT KEY]
+Prints `READY <port>` once listening. With `--tls` it serves https:// (uvicorn's `ssl_certfile`
+and `ssl_keyfile`, PEM files) and its card names the https:// URL.
 """
 
 import argparse

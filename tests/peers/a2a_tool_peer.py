@@ -16,8 +16,9 @@ Used by tests/a2a_client as a real peer for `RemoteToolRegistry` and `RemoteTool
 The JSON-RPC endpoint also answers the 0.3 methods (`enable_v0_3_compat=True`). With
 `--only-v03` the card lists only the 0.3 interface, so clients must take the 0.3 path.
 
-Usage: python a2a_tool_peer.py PORT [--name NAME] [--token TOKEN] [--only-v03]
-Prints `READY <port>` once listening.
+Usage: python a2a_tool_peer.py PORT [--name NAME] [--token TOKEN] [--only-v03] [--tls CERT KEY]
+Prints `READY <port>` once listening. With `--tls` it serves https:// (uvicorn's `ssl_certfile`
+and `ssl_keyfile`, PEM files) and its card names the https:// URL.
 """
 
 import argparse

@@ -4,7 +4,8 @@ tests/mcp.
 Usage: mcp_server_peer.py            (stdio)
        mcp_server_peer.py --http PORT (streamable HTTP at http://127.0.0.1:PORT/mcp; prints READY)
        mcp_server_peer.py --http PORT --tls CERT KEY
-                                      (the same at https://, under uvicorn with these PEM files)
+                                      (the same at https://, the SDK's Starlette app under
+                                      uvicorn with these PEM files; prints READY once listening)
 
 Tools: `add` (structured output), `countdown` (reports progress; counts the calls cancelled
 under it, read back with `cancellations`), `enable_extra` (adds the tool `extra` at run time and
@@ -78,11 +79,17 @@ if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "--http" and sys.argv[3] == "--tls":
         import uvicorn
 
+        class Server(uvicorn.Server):
+            async def startup(self, sockets=None):
+                await super().startup(sockets)
+                print(f"READY {port}", flush=True)
+
+        # What `mcp.run(transport="streamable-http")` does, plus the certificate and key.
         port = int(sys.argv[2])
-        print(f"READY {port}", flush=True)
         app = mcp.streamable_http_app(host="127.0.0.1")
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning",
-                    ssl_certfile=sys.argv[4], ssl_keyfile=sys.argv[5])
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                ssl_certfile=sys.argv[4], ssl_keyfile=sys.argv[5])
+        anyio.run(Server(config).serve)
     elif len(sys.argv) == 3 and sys.argv[1] == "--http":
         port = int(sys.argv[2])
         print(f"READY {port}", flush=True)

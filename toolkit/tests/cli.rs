@@ -402,7 +402,10 @@ async fn https_servers_with_a_private_ca() {
 }
 
 /// The Python SDKs' A2A and MCP servers behind TLS (uvicorn with a certificate from a CA made
-/// here): reached with `--ca-cert`, refused with a clear error without it.
+/// here): with `--ca-cert`, `card` shows the a2a-sdk 1.x server's https:// interfaces, `tools
+/// call --a2a` calls its `add`, and `tools list`/`tools call --mcp-url` list and call the mcp
+/// 2.x server's tools; without it, `card` and `tools list --mcp-url` exit 3 with an error naming
+/// `UnknownIssuer`.
 #[cfg(feature = "interop-tests")]
 async fn python_servers_behind_tls() {
     let pki = tls::pki("agent-toolkit CLI test CA (python)");
@@ -421,6 +424,13 @@ async fn python_servers_behind_tls() {
     )
     .await;
     let url = format!("https://127.0.0.1:{port}");
+    let card = cli(&["card", &url, "--ca-cert", &ca]).await;
+    ok(&card);
+    assert!(
+        card.stdout
+            .contains(&format!("JSONRPC 1.0 at {url}/a2a/jsonrpc")),
+        "{card:?}"
+    );
     let call = cli(&[
         "tools",
         "call",
@@ -446,20 +456,25 @@ async fn python_servers_behind_tls() {
     )
     .await;
     let mcp = format!("https://127.0.0.1:{port}/mcp");
-    // The peer prints READY before uvicorn listens: wait for the port.
-    let mut list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
-    for _ in 0..50 {
-        if list.code == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
-    }
+    let list = cli(&["tools", "list", "--mcp-url", &mcp, "--ca-cert", &ca]).await;
     ok(&list);
     assert!(
         list.stdout.lines().any(|l| l.starts_with("add ")),
         "{list:?}"
     );
+    let call = cli(&[
+        "tools",
+        "call",
+        "--mcp-url",
+        &mcp,
+        "--ca-cert",
+        &ca,
+        "add",
+        r#"{"a":20,"b":22}"#,
+    ])
+    .await;
+    ok(&call);
+    assert!(call.stdout.contains(r#""result": 42"#), "{call:?}");
     let untrusted = cli(&["tools", "list", "--mcp-url", &mcp]).await;
     assert_eq!(untrusted.code, 3, "{untrusted:?}");
     assert!(untrusted.stderr.contains("UnknownIssuer"), "{untrusted:?}");
