@@ -388,6 +388,7 @@ async fn https_servers_with_a_private_ca() {
     let untrusted = cli(&["card", &url]).await;
     assert_eq!(untrusted.code, 3, "{untrusted:?}");
     assert!(untrusted.stderr.contains("certificate"), "{untrusted:?}");
+    assert!(untrusted.stderr.contains("--ca-cert FILE"), "{untrusted:?}");
 
     let app = axum::Router::new().nest_service("/mcp", toolkit().mcp_http_service());
     let addr = tls::serve(app, &pki);
@@ -398,6 +399,7 @@ async fn https_servers_with_a_private_ca() {
     let untrusted = cli(&["tools", "list", "--mcp-url", &mcp]).await;
     assert_eq!(untrusted.code, 3, "{untrusted:?}");
     assert!(untrusted.stderr.contains("certificate"), "{untrusted:?}");
+    assert!(untrusted.stderr.contains("--ca-cert FILE"), "{untrusted:?}");
     let _ = std::fs::remove_file(&ca);
 }
 

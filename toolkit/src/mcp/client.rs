@@ -30,15 +30,29 @@ use super::target::{McpClientOptions, McpEra, McpTarget};
 use super::types::CallToolResult;
 use crate::util::{OnDrop, json_kind};
 
-/// `reason` (rmcp's words for a failed connection) with the cause rmcp's transport error
-/// does not carry — a refused connection, an untrusted certificate — found by trying to reach
-/// `url` once more with the same client.
-async fn with_connect_cause(reason: String, http: &reqwest::Client, url: &str) -> String {
+/// Why `url` cannot be reached at all — a refused connection, an untrusted certificate, a
+/// name that does not resolve — which rmcp's transport error does not carry: found by trying
+/// to reach `url` once more with the same client. `None` when the server is reachable.
+async fn unreachable_cause(http: &reqwest::Client, url: &str) -> Option<String> {
     match http.head(url).send().await {
-        Err(e) if e.is_connect() || e.is_timeout() => {
-            format!("{reason} ({})", crate::util::error_chain(&e))
+        Err(e) if e.is_connect() || e.is_timeout() => Some(crate::util::error_chain(&e)),
+        _ => None,
+    }
+}
+
+/// A failed connection attempt, and whether it is final: another lifecycle cannot do better
+/// when the server cannot be reached or started at all, or the client is misconfigured.
+struct Failed {
+    error: McpError,
+    fatal: bool,
+}
+
+impl From<McpError> for Failed {
+    fn from(error: McpError) -> Self {
+        Failed {
+            error,
+            fatal: false,
         }
-        _ => reason,
     }
 }
 
@@ -428,7 +442,7 @@ impl ClientInner {
         let target = self.target.to_string();
         let timeout = self.options.connect_timeout;
         let connecting = async {
-            match self.options.era {
+            let attempt = match self.options.era {
                 McpEra::Handshake => self.open_with(ClientLifecycleMode::Initialize).await,
                 McpEra::Stateless => {
                     let newest = vec![ProtocolVersion::V_2026_07_28];
@@ -443,18 +457,19 @@ impl ClientInner {
                         legacy_version: Some(ProtocolVersion::V_2025_11_25),
                     };
                     match self.open_with(auto).await {
-                        Ok(service) => Ok(service),
-                        Err(probe) => {
+                        Err(probe) if !probe.fatal => {
                             tracing::debug!(
                                 server = %self.target,
-                                error = %probe,
+                                error = %probe.error,
                                 "the `server/discover` probe failed; trying `initialize`"
                             );
                             self.open_with(ClientLifecycleMode::Initialize).await
                         }
+                        other => other,
                     }
                 }
-            }
+            };
+            attempt.map_err(|failed| failed.error)
         };
         match tokio::time::timeout(timeout, connecting).await {
             Ok(result) => result,
@@ -466,7 +481,7 @@ impl ClientInner {
     async fn open_with(
         &self,
         lifecycle: ClientLifecycleMode,
-    ) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
+    ) -> Result<RunningService<RoleClient, ClientSide>, Failed> {
         let handler = ClientSide {
             progress: self.progress.clone(),
             tools_changed: self.tools_changed.clone(),
@@ -480,32 +495,46 @@ impl ClientInner {
                 let (transport, _) = TokioChildProcess::builder(command)
                     .stderr(Stdio::inherit())
                     .spawn()
-                    .map_err(|source| McpError::Spawn {
-                        command: target.clone(),
-                        source,
+                    .map_err(|source| Failed {
+                        error: McpError::Spawn {
+                            command: target.clone(),
+                            source,
+                        },
+                        fatal: true,
                     })?;
                 handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
-                    .map_err(|e| McpError::Connect {
-                        target,
-                        reason: crate::util::error_chain(&e),
+                    .map_err(|e| {
+                        Failed::from(McpError::Connect {
+                            target,
+                            reason: crate::util::error_chain(&e),
+                        })
                     })
             }
             McpTarget::Url(url) => {
-                let (transport, http) = self.http_transport(url)?;
+                let (transport, http) = self
+                    .http_transport(url)
+                    .map_err(|error| Failed { error, fatal: true })?;
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(service) => Ok(service),
                     Err(e) => {
                         let sent_token = self.options.bearer_token.is_some();
+                        let mut fatal = false;
                         let reason = match credentials_refused(&e, sent_token) {
                             Some(reason) => reason,
-                            None => {
-                                let reason = crate::util::error_chain(&e);
-                                with_connect_cause(reason, &http, url).await
-                            }
+                            None => match unreachable_cause(&http, url).await {
+                                Some(cause) => {
+                                    fatal = true;
+                                    cause
+                                }
+                                None => crate::util::error_chain(&e),
+                            },
                         };
-                        Err(McpError::Connect { target, reason })
+                        Err(Failed {
+                            error: McpError::Connect { target, reason },
+                            fatal,
+                        })
                     }
                 }
             }

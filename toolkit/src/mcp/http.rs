@@ -100,7 +100,7 @@ impl McpHttpService {
     /// ```no_run
     /// # let toolkit = agent_toolkit::Toolkit::builder().build().unwrap();
     /// let mcp = toolkit.mcp_http_service().bearer_token("s3cret");
-    /// let app = axum::Router::new().nest_service("/mcp", mcp);
+    /// let app: axum::Router = axum::Router::new().nest_service("/mcp", mcp);
     /// ```
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into().into());

@@ -257,13 +257,24 @@ fn unknown_tool<'a>(name: &str, offered: impl Iterator<Item = &'a str>) -> CliEr
 }
 
 fn a2a_error(e: A2aClientError) -> CliError {
-    CliError::Server(e.to_string())
+    CliError::Server(with_hint(e.to_string()))
 }
 
 fn mcp_error(e: McpError) -> CliError {
     match e {
         McpError::InvalidArguments(_) => CliError::Usage(e.to_string()),
-        e => CliError::Server(e.to_string()),
+        e => CliError::Server(with_hint(e.to_string())),
+    }
+}
+
+/// A certificate the system does not trust is most often a private CA's: say how to trust it.
+fn with_hint(message: String) -> String {
+    if message.contains("invalid peer certificate: UnknownIssuer") {
+        format!(
+            "{message}\nhint: if the server's certificate comes from a private CA, trust it with --ca-cert FILE"
+        )
+    } else {
+        message
     }
 }
 
