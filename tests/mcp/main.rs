@@ -17,6 +17,8 @@ mod https;
 #[cfg(feature = "interop")]
 mod import;
 #[cfg(feature = "interop")]
+mod js;
+#[cfg(feature = "interop")]
 mod python_client;
 #[cfg(feature = "interop")]
 mod python_https;

@@ -6,7 +6,8 @@
 #   target/py/a2a1   a2a-sdk 1.x (A2A 1.0, with its 0.3 compatibility layer) + uvicorn
 #   target/py/a2a03  a2a-sdk 0.3.26 (pure A2A 0.3 `kind` shapes) + uvicorn
 #   target/py/mcp    mcp 2.x (the official MCP Python SDK) + uvicorn
-#   target/js        @a2a-js/sdk 1.x (A2A 1.0) and 0.3.14 (A2A 0.3) + express, from
+#   target/js        @a2a-js/sdk 1.x (A2A 1.0) and 0.3.14 (A2A 0.3) + express, and
+#                    @modelcontextprotocol/sdk 1.x (MCP 2025-11-25) + zod, from
 #                    tests/peers/js/package-lock.json (`npm ci`); reinstalled when the lock changes
 # Usage: setup.sh [py|js]   (default: both)
 set -euo pipefail
