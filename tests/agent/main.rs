@@ -1,8 +1,9 @@
 //! Integration tests of the ReAct agent with the scripted model: full runs, the event stream,
 //! memory, budgets and limits, per-turn tool snapshots, agent-managed groups, approval,
 //! return-directly tools, background results (also with reused call ids), external
-//! (client-side) tools, the agent info tools receive, and argument checks of hand-written tools
-//! (with the `validate` feature).
+//! (client-side) tools, the agent info tools receive, runs paused and resumed by a new agent
+//! (in this process and in another), and argument checks of hand-written tools (with the
+//! `validate` feature).
 
 mod approval;
 mod background;
@@ -11,6 +12,7 @@ mod groups;
 #[cfg(feature = "validate")]
 mod hand_written;
 mod info;
+mod paused;
 mod runs;
 mod tools;
 

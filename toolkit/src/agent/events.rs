@@ -4,12 +4,17 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
+use super::paused_run::PausedRun;
+use super::resume_error::ResumeError;
 use crate::context::ToolProgress;
 use crate::exec::{ApprovalDecision, ApprovalRequest};
 use crate::model::{Message, ModelError};
 use crate::tool::{ToolCall, ToolResult};
 
 /// One step of a run, in the order it happens.
+///
+/// A run ends with [`Final`](Self::Final) or [`Failed`](Self::Failed); a run that paused at
+/// approvals ends with `Failed(AgentError::Paused(state))`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AgentEvent {
@@ -91,4 +96,17 @@ pub enum AgentError {
     /// waiting, or a result that answers no pending call.
     #[error("external tools: {0}")]
     External(String),
+    /// Not a failure: the run paused at calls that wait for approval
+    /// ([`ReActAgentBuilder::pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals)),
+    /// and [`run`](super::ReActAgent::run) and [`run_stream`](super::ReActAgent::run_stream)
+    /// have no other way to hand the state back. Store it, decide, and continue with
+    /// [`ReActAgent::resume`](super::ReActAgent::resume).
+    #[error(
+        "the run paused: {} call(s) wait for approval; decide and continue with ReActAgent::resume",
+        .0.pending_approvals().len()
+    )]
+    Paused(Box<PausedRun>),
+    /// A paused run could not be resumed; nothing ran and the agent is as it was.
+    #[error("cannot resume the run: {0}")]
+    Resume(#[from] ResumeError),
 }

@@ -8,35 +8,27 @@
 //! same run (same iteration count, same argument budgets) until the model answers or calls
 //! external tools again.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use super::ReActAgent;
 use super::events::AgentError;
+use super::paused_run::{PausedRun, Turns};
 use crate::model::{Message, Role};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
-/// How a run with external tools ended (so far).
+/// How a run that can stop before its answer ended (so far).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunOutcome {
     /// The model answered.
     Final(String),
     /// The model called external tools: run them and pass their results to
-    /// [`ReActAgent::resume_with_results`].
+    /// [`ReActAgent::resume_with_results`] (or store [`ReActAgent::paused_run`] and resume it
+    /// later).
     ToolCalls(Vec<ToolCall>),
-}
-
-/// Where a run is: its id, the next iteration and the per-tool argument-error counts.
-pub(super) struct Turns {
-    /// The run's id, kept when a suspended run is resumed.
-    pub(super) run_id: Arc<str>,
-    /// The next iteration (1-based).
-    pub(super) next: usize,
-    /// Index in memory of the run's first message, for the transcript of a failed run.
-    pub(super) run_start: usize,
-    /// Consecutive invalid-argument errors per tool.
-    pub(super) failures: HashMap<String, u32>,
+    /// The run paused at calls that wait for approval
+    /// ([`ReActAgentBuilder::pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals)),
+    /// and possibly at external calls of the same turn: store the state, give the decisions
+    /// (and results), and continue with [`ReActAgent::resume`].
+    Paused(Box<PausedRun>),
 }
 
 impl Turns {
@@ -44,28 +36,21 @@ impl Turns {
     pub(super) fn start(agent: &mut ReActAgent, input: String) -> Self {
         let run_start = agent.memory.len();
         agent.memory.push(Message::user(input));
-        Turns {
-            run_id: super::new_id(),
-            next: 1,
-            run_start,
-            failures: HashMap::new(),
-        }
+        Turns::new(run_start)
     }
 }
 
-/// A run waiting for the results of external calls.
-pub(super) struct Suspended {
-    pub(super) turns: Turns,
-    pub(super) pending: Vec<ToolCall>,
-    pub(super) external: Vec<ToolDefinition>,
-}
-
-const NO_RESULT: &str = "Error: the caller returned no result for this call";
+/// The error result of a call that waited for a decision when its run was closed.
+const NOT_DECIDED: &str = "Error: the call was not run: its run ended before it was approved";
 
 impl ReActAgent {
     /// Run the agent on `input` with `tools` offered to the model besides the toolkit's own:
     /// definitions without local implementations. Their calls are returned, not run
     /// ([`RunOutcome::ToolCalls`]); continue with [`resume_with_results`](Self::resume_with_results).
+    ///
+    /// With [`pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals), a turn that
+    /// has calls waiting for approval ends in [`RunOutcome::Paused`] instead (its external calls
+    /// are in the paused run).
     ///
     /// Fails with [`AgentError::External`] when an external tool has the name of a local tool
     /// (the model could not tell them apart) or two external tools share a name. A run still
@@ -88,66 +73,39 @@ impl ReActAgent {
     ///
     /// Fails with [`AgentError::External`] when no run is waiting, or a message is not a tool
     /// message answering one of the pending calls (or answers one twice); the run then stays
-    /// waiting, so the caller can try again with correct results.
+    /// waiting, so the caller can try again with correct results. A run that also waits for
+    /// approvals is continued with [`resume`](Self::resume) instead, which takes the decisions
+    /// (here it fails with [`ResumeError::MissingDecisions`](super::ResumeError::MissingDecisions)).
     pub async fn resume_with_results(
         &mut self,
         results: Vec<Message>,
     ) -> Result<RunOutcome, AgentError> {
-        let Some(suspended) = self.suspended.as_ref() else {
+        let Some(waiting) = self.suspended.as_ref() else {
             return Err(AgentError::External(
                 "no run is waiting for tool results".into(),
             ));
         };
-        let mut by_id: HashMap<&str, &Message> = HashMap::new();
-        for message in &results {
-            let id = match (&message.role, &message.tool_call_id) {
-                (Role::Tool, Some(id)) => id,
-                _ => {
-                    return Err(AgentError::External(
-                        "a tool result must be a tool message with the id of the call it answers"
-                            .into(),
-                    ));
-                }
-            };
-            if !suspended.pending.iter().any(|c| *c.id == **id) {
-                return Err(AgentError::External(format!(
-                    "the result for call `{id}` answers no pending call; pending: {}",
-                    pending_ids(&suspended.pending)
-                )));
-            }
-            if by_id.insert(id, message).is_some() {
-                return Err(AgentError::External(format!(
-                    "call `{id}` was answered twice"
-                )));
-            }
+        let mut run = waiting.clone();
+        for message in results {
+            run.add_result(message)
+                .map_err(|e| AgentError::External(e.to_string()))?;
         }
-        let answers: Vec<Message> = suspended
-            .pending
-            .iter()
-            .map(|call| match by_id.get(&*call.id) {
-                Some(m) => {
-                    let mut answer = (*m).clone();
-                    answer.name = answer.name.or_else(|| Some(call.name.clone()));
-                    answer
-                }
-                None => Message::tool_error(call.id.clone(), call.name.clone(), NO_RESULT),
-            })
-            .collect();
-        let Some(Suspended {
-            turns, external, ..
-        }) = self.suspended.take()
-        else {
-            return Err(AgentError::External(
-                "no run is waiting for tool results".into(),
-            ));
-        };
-        self.memory.extend(answers);
-        self.turns(turns, &external, None).await
+        let undecided = run.undecided();
+        if !undecided.is_empty() {
+            let error = super::ResumeError::MissingDecisions {
+                call_ids: undecided,
+            };
+            return Err(AgentError::Resume(error));
+        }
+        self.suspended = None;
+        self.continue_run(run).await
     }
 
     /// The external calls the waiting run needs results for (empty when none is waiting).
     pub fn pending_external_calls(&self) -> &[ToolCall] {
-        self.suspended.as_ref().map_or(&[], |s| &s.pending)
+        self.suspended
+            .as_ref()
+            .map_or(&[], |s| s.pending_external_calls())
     }
 
     /// Close a waiting run: each pending call gets an error result, so the conversation stays
@@ -160,24 +118,25 @@ impl ReActAgent {
     /// `received` (tool messages, matched by call id) or, when none came, an error result saying
     /// so. Results that arrived before the conversation moved on are kept, never dropped.
     pub(crate) fn close_external_calls(&mut self, received: Vec<Message>) {
-        let Some(suspended) = self.suspended.take() else {
+        let Some(mut waiting) = self.suspended.take() else {
             return;
         };
-        let mut received: HashMap<Arc<str>, Message> = received
-            .into_iter()
-            .filter_map(|m| m.tool_call_id.clone().map(|id| (id, m)))
-            .collect();
-        for call in suspended.pending {
-            let answer = match received.remove(&call.id) {
-                Some(mut m) => {
-                    m.role = Role::Tool;
-                    m.name = m.name.or_else(|| Some(call.name.clone()));
-                    m
-                }
-                None => Message::tool_error(call.id.clone(), call.name.clone(), NO_RESULT),
-            };
-            self.memory.push(answer);
+        // Results given to the paused run come first; then those received here.
+        for mut m in received {
+            m.role = Role::Tool;
+            // A result for no pending call, or a second one, has nothing to answer.
+            let _ = waiting.add_result(m);
         }
+        for approval in &waiting.approvals {
+            let call = approval.call();
+            self.memory.push(Message::tool_error(
+                call.id.clone(),
+                call.name.clone(),
+                NOT_DECIDED,
+            ));
+        }
+        let answers = waiting.external_answers();
+        self.memory.extend(answers);
     }
 
     /// Undo a run that was stopped midway (its future dropped): forget what it added after the
@@ -214,7 +173,7 @@ impl ReActAgent {
         }
     }
 
-    fn check_external(&self, tools: &[ToolDefinition]) -> Result<(), AgentError> {
+    pub(super) fn check_external(&self, tools: &[ToolDefinition]) -> Result<(), AgentError> {
         let mut seen = std::collections::HashSet::new();
         for def in tools {
             if self.toolkit.definition(def.name()).is_some() {
@@ -232,12 +191,4 @@ impl ReActAgent {
         }
         Ok(())
     }
-}
-
-fn pending_ids(calls: &[ToolCall]) -> String {
-    calls
-        .iter()
-        .map(|c| format!("`{}`", c.id))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

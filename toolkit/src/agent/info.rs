@@ -32,7 +32,7 @@ pub struct AgentInfo {
     /// The agent's id, unique per agent instance ([`ReActAgent::id`](crate::ReActAgent::id)).
     pub id: Arc<str>,
     /// The run's id, unique per `run`, `run_stream` or `run_with_external_tools` call; a run
-    /// continued with `resume_with_results` keeps its id.
+    /// continued with `resume_with_results` or `resume` (in any agent or process) keeps its id.
     pub run_id: Arc<str>,
     /// The model turn of the run whose calls are running (1-based).
     pub iteration: usize,

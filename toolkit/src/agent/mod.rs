@@ -7,6 +7,9 @@
 //! | `run` | the loop: [`run`](ReActAgent::run), [`run_stream`](ReActAgent::run_stream), one model request per turn, a turn's calls, approvals asked through the stream |
 //! | `events` | what a run reports: [`AgentEvent`], [`ApprovalResponder`], [`AgentError`] |
 //! | `external` | tools that run elsewhere: [`RunOutcome`], stopping at their calls and resuming with their results |
+//! | `paused_run` | [`PausedRun`] and [`PendingApproval`]: a run stopped at approvals or external calls, as a value to store |
+//! | `resume` | continuing a [`PausedRun`] in any agent built like the one that paused it: [`resume`](ReActAgent::resume) |
+//! | `resume_error` | [`ResumeError`]: a state that cannot be read, decided or resumed |
 //! | `groups` | the `reset_equipped_tools` meta tool for groups the agent manages |
 //! | `info` | [`AgentInfo`], the agent reference a tool takes with `#[ctx]` |
 //!
@@ -23,16 +26,28 @@
 //! Tools that run elsewhere (a client's own tools, sent over A2A) can be offered for a run with
 //! [`run_with_external_tools`](ReActAgent::run_with_external_tools): the run stops at their
 //! calls and continues with [`resume_with_results`](ReActAgent::resume_with_results).
+//!
+//! An agent built with [`pause_at_approvals`](ReActAgentBuilder::pause_at_approvals) asks no
+//! approver: a turn with calls of `requires_approval` tools runs its other calls, then pauses
+//! and hands back a [`PausedRun`] — plain data to store (as JSON, in a file or a database) and
+//! resume hours later, in another process, with [`resume`](ReActAgent::resume) once the
+//! decisions are in. Runs stopped at external calls can be stored the same way
+//! ([`paused_run`](ReActAgent::paused_run)).
 
 mod events;
 mod external;
 mod groups;
 mod info;
+mod paused_run;
+mod resume;
+mod resume_error;
 mod run;
 
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
 pub use info::AgentInfo;
+pub use paused_run::{PausedRun, PendingApproval};
+pub use resume_error::ResumeError;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -65,8 +80,11 @@ pub struct ReActAgent {
     /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
     /// job id: the model may have used one call id for several of them.
     pending_background: Vec<JobId>,
-    /// A run stopped at calls of external tools, waiting for their results.
-    suspended: Option<external::Suspended>,
+    /// Pause at calls that need approval instead of asking an approver.
+    pause_at_approvals: bool,
+    /// A run stopped at calls that wait for approval or for external results. Its
+    /// `messages` stay empty: the memory is the conversation.
+    suspended: Option<PausedRun>,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -94,7 +112,7 @@ impl ReActAgent {
             parallel_tool_calls: true,
             options: GenerationOptions::default(),
             context: ToolContext::new(),
-            approver: None,
+            approvals: Approvals::Toolkit,
             argument_budget: 3,
             return_directly: HashSet::new(),
             managed_groups: Vec::new(),
@@ -118,7 +136,7 @@ impl ReActAgent {
         &self.memory
     }
 
-    /// Forget the conversation (and any run waiting for external results).
+    /// Forget the conversation (and any run waiting for approvals or external results).
     pub fn clear_memory(&mut self) {
         self.memory.clear();
         self.suspended = None;
@@ -128,6 +146,33 @@ impl ReActAgent {
     pub fn toolkit(&self) -> &Toolkit {
         &self.toolkit
     }
+
+    /// The run waiting in this agent for approvals or external results, as a [`PausedRun`] to
+    /// store (with the whole conversation); `None` when no run waits. The agent keeps waiting:
+    /// continue here or in another agent with [`resume`](Self::resume).
+    pub fn paused_run(&self) -> Option<PausedRun> {
+        let mut run = self.suspended.clone()?;
+        run.messages = self.memory.clone();
+        run.equipped_groups = self
+            .managed_groups
+            .iter()
+            .map(|g| {
+                let on = self.toolkit.is_group_active(&g.name).unwrap_or(false);
+                (g.name.clone(), on)
+            })
+            .collect();
+        Some(run)
+    }
+}
+
+/// Who decides about calls of `requires_approval` tools.
+enum Approvals {
+    /// The toolkit's own approval hook (none: such calls are denied).
+    Toolkit,
+    /// The agent's approver.
+    Hook(Arc<dyn ApprovalHook>),
+    /// Nobody now: the run pauses.
+    Pause,
 }
 
 /// The name of an agent built without [`ReActAgentBuilder::name`].
@@ -161,7 +206,7 @@ pub struct ReActAgentBuilder {
     parallel_tool_calls: bool,
     options: GenerationOptions,
     context: ToolContext,
-    approver: Option<Arc<dyn ApprovalHook>>,
+    approvals: Approvals,
     argument_budget: u32,
     return_directly: HashSet<String>,
     managed_groups: Vec<String>,
@@ -229,8 +274,26 @@ impl ReActAgentBuilder {
     /// Who approves calls of `requires_approval` tools during [`run`](ReActAgent::run)
     /// (closures work). In [`run_stream`](ReActAgent::run_stream) the consumer decides
     /// through [`AgentEvent::ApprovalRequested`] instead.
+    ///
+    /// Replaces [`pause_at_approvals`](Self::pause_at_approvals) (the last of the two wins).
     pub fn approver(mut self, approver: impl ApprovalHook) -> Self {
-        self.approver = Some(Arc::new(approver));
+        self.approvals = Approvals::Hook(Arc::new(approver));
+        self
+    }
+
+    /// Ask no one about calls of `requires_approval` tools: a turn that has some runs its other
+    /// calls, then the run pauses and hands back a [`PausedRun`] — in
+    /// [`RunOutcome::Paused`] from the methods that return a [`RunOutcome`], in
+    /// [`AgentError::Paused`] from [`run`](ReActAgent::run) and
+    /// [`run_stream`](ReActAgent::run_stream). Store it, give the decisions, and continue with
+    /// [`ReActAgent::resume`], in this agent or another built the same way (another process
+    /// included).
+    ///
+    /// Only calls the engine would ask an approver about pause: a call with invalid
+    /// arguments gets its argument error at once. Replaces an [`approver`](Self::approver) and
+    /// the toolkit's approval hook (the last of `approver` and this wins).
+    pub fn pause_at_approvals(mut self) -> Self {
+        self.approvals = Approvals::Pause;
         self
     }
 
@@ -275,9 +338,11 @@ impl ReActAgentBuilder {
             managed.push(toolkit.groups()[id].clone());
         }
         // The agent's approver (else the toolkit's) approves the calls it makes in `run`.
-        let toolkit = match self.approver {
-            Some(approver) => toolkit.with_approver(Some(approver)),
-            None => toolkit,
+        let (toolkit, pause_at_approvals) = match self.approvals {
+            Approvals::Toolkit => (toolkit, false),
+            Approvals::Hook(approver) => (toolkit.with_approver(Some(approver)), false),
+            // Fail closed: a call that reached the approval layer anyway would be denied.
+            Approvals::Pause => (toolkit.with_approver(None), true),
         };
         Ok(ReActAgent {
             name: Arc::from(self.name.as_deref().unwrap_or(DEFAULT_NAME)),
@@ -295,6 +360,7 @@ impl ReActAgentBuilder {
             managed_groups: managed,
             memory: Vec::new(),
             pending_background: Vec::new(),
+            pause_at_approvals,
             suspended: None,
         })
     }

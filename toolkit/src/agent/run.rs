@@ -1,6 +1,7 @@
 //! The loop: ask the model, run the calls it asks for, feed the results back, until it
 //! answers.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
 use super::events::{AgentError, AgentEvent, ApprovalResponder};
-use super::external::{RunOutcome, Suspended, Turns};
+use super::external::RunOutcome;
 use super::groups::META_TOOL;
+use super::paused_run::{PausedRun, PendingApproval, Turns};
 use super::{AgentInfo, ReActAgent};
 use crate::background::JobStatus;
 use crate::context::{Level, ToolContext};
@@ -32,13 +34,18 @@ async fn emit(events: &Events, event: AgentEvent) {
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
+    ///
+    /// An agent built with [`pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals)
+    /// returns [`AgentError::Paused`] with the state when the run pauses.
     pub async fn run(&mut self, input: impl Into<String>) -> Result<String, AgentError> {
         self.run_inner(input.into(), None).await
     }
 
     /// The same as a stream of [`AgentEvent`]s, ending with [`AgentEvent::Final`] or
     /// [`AgentEvent::Failed`]. Approvals are asked through the stream
-    /// ([`AgentEvent::ApprovalRequested`]).
+    /// ([`AgentEvent::ApprovalRequested`]), unless the agent pauses at approvals
+    /// ([`pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals)): then a pause
+    /// ends the stream with `Failed(AgentError::Paused(state))`.
     pub fn run_stream(
         &mut self,
         input: impl Into<String>,
@@ -56,30 +63,60 @@ impl ReActAgent {
     async fn run_inner(&mut self, input: String, events: Events) -> Result<String, AgentError> {
         self.abandon_external_calls();
         let turns = Turns::start(self, input);
-        match self.turns(turns, &[], events).await? {
+        match self.turns(turns, &[], events.clone()).await? {
             RunOutcome::Final(answer) => Ok(answer),
-            // With no external tools offered, every call is answered here (run or refused), so
-            // the loop never stops to wait for a client.
+            RunOutcome::Paused(run) => self.fail(AgentError::Paused(run), &events).await,
+            // With no external tools offered, every call is answered here (run, refused or
+            // paused), so the loop never stops to wait for a client.
             RunOutcome::ToolCalls(_) => unreachable!("no external tools were offered"),
         }
     }
 
+    /// The context of every call of the agent: its own values (the toolkit's are added by the
+    /// toolkit, a call's by the call).
+    pub(super) fn base_context(&self) -> ToolContext {
+        ToolContext::new().with_agent_values_of(&self.context)
+    }
+
+    /// `base` with the [`AgentInfo`] of one step, at the agent level, so a value put in the call
+    /// context still wins over it.
+    pub(super) fn step_context(
+        &self,
+        base: &ToolContext,
+        turns: &Turns,
+        iteration: usize,
+    ) -> ToolContext {
+        let mut ctx = base.clone();
+        ctx.insert(
+            Level::Agent,
+            Arc::new(AgentInfo {
+                name: self.name.clone(),
+                id: self.id.clone(),
+                run_id: turns.run_id.clone(),
+                iteration,
+            }),
+        );
+        ctx
+    }
+
     /// The turns of one run, from `turns.next` up to the iteration limit. Calls of `external`
     /// tools are not run: when the model makes any, the loop stops after running the local
-    /// calls of that turn and returns the external ones, remembering where it was.
+    /// calls of that turn and returns the external ones, remembering where it was. An agent that
+    /// pauses at approvals stops the same way at calls that wait for a decision.
     pub(super) async fn turns(
         &mut self,
         mut turns: Turns,
         external: &[ToolDefinition],
         events: Events,
     ) -> Result<RunOutcome, AgentError> {
-        let ctx = ToolContext::new().with_agent_values_of(&self.context);
-        // In `run_stream` the stream's consumer approves; in `run`, the agent's approver.
+        let base = self.base_context();
+        // In `run_stream` the stream's consumer approves; in `run`, the agent's approver; an
+        // agent that pauses asks no one.
         let toolkit = match &events {
-            Some(tx) => self
+            Some(tx) if !self.pause_at_approvals => self
                 .toolkit
                 .with_approver(Some(Arc::new(StreamApprover(tx.clone())))),
-            None => self.toolkit.clone(),
+            _ => self.toolkit.clone(),
         };
 
         while turns.next <= self.max_iterations {
@@ -87,17 +124,7 @@ impl ReActAgent {
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
             self.report_background();
-            // At the agent level, so a value put in the call context still wins over it.
-            let mut ctx = ctx.clone();
-            ctx.insert(
-                Level::Agent,
-                Arc::new(AgentInfo {
-                    name: self.name.clone(),
-                    id: self.id.clone(),
-                    run_id: turns.run_id.clone(),
-                    iteration,
-                }),
-            );
+            let ctx = self.step_context(&base, &turns, iteration);
 
             // One snapshot per turn: what the model is shown is what it may call.
             let snapshot = self.toolkit.snapshot();
@@ -113,6 +140,8 @@ impl ReActAgent {
                 Ok(r) => r,
                 Err(e) => return self.fail(AgentError::Model(e), &events).await,
             };
+            turns.usage.input_tokens += response.usage.input_tokens;
+            turns.usage.output_tokens += response.usage.output_tokens;
             let calls = response.message.tool_calls.clone();
             self.memory.push(response.message);
             if calls.is_empty() {
@@ -125,61 +154,46 @@ impl ReActAgent {
                 return Ok(RunOutcome::Final(answer));
             }
 
+            // As the batch does: a call id used twice in a turn is answered once, by the first
+            // call with it; the others get an error. Done for the whole turn here, because calls
+            // held back (external, or waiting for approval) are matched to answers by id.
+            let mut ids = HashSet::new();
+            let (calls, reused): (Vec<ToolCall>, Vec<ToolCall>) =
+                calls.into_iter().partition(|c| ids.insert(c.id.clone()));
             let (remote, calls): (Vec<ToolCall>, Vec<ToolCall>) = calls
                 .into_iter()
                 .partition(|c| external.iter().any(|d| d.name() == c.name));
-            for call in &calls {
-                emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
-            }
-            let results = self
+            let (mut results, waiting) = self
                 .execute(calls, &snapshot, &toolkit, &ctx, &events)
                 .await;
-            let mut direct = None;
-            for result in &results {
-                emit(&events, AgentEvent::ToolResult(result.clone())).await;
-                self.memory.push(Message::tool_result(result));
-                if result.is_pending()
-                    && let Some(job) = result.job_id()
-                {
-                    self.pending_background.push(job);
-                }
-                if !result.is_error()
-                    && self.return_directly.contains(&result.name)
-                    && direct.is_none()
-                {
-                    direct = Some(result.model_text().into_owned());
-                }
-                match result.error() {
-                    Some(e) if e.kind() == ToolErrorKind::InvalidArguments => {
-                        let count = turns.failures.entry(result.name.clone()).or_default();
-                        *count += 1;
-                        if *count >= self.argument_budget {
-                            let error = AgentError::ArgumentBudget {
-                                tool: result.name.clone(),
-                                count: *count,
-                                last_error: e.message().to_string(),
-                            };
-                            return self.fail(error, &events).await;
-                        }
-                    }
-                    _ => {
-                        turns.failures.remove(&result.name);
-                    }
-                }
+            for call in reused {
+                emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
+                results.push(crate::exec::batch::duplicate(call));
             }
-            if !remote.is_empty() {
-                self.suspended = Some(Suspended {
-                    turns,
-                    pending: remote.clone(),
-                    external: external.to_vec(),
+            let mut direct = None;
+            if let Some(error) = self
+                .absorb(&results, &mut turns, &mut direct, &events)
+                .await
+            {
+                // The calls still waiting will never run: answer them so that the
+                // conversation stays valid.
+                let closing = PausedRun::held(turns, waiting, remote, Vec::new(), None);
+                self.suspended = Some(closing);
+                self.abandon_external_calls();
+                return self.fail(error, &events).await;
+            }
+            if !remote.is_empty() || !waiting.is_empty() {
+                let paused = !waiting.is_empty();
+                let held = PausedRun::held(turns, waiting, remote, external.to_vec(), direct);
+                let calls = held.pending_external_calls().to_vec();
+                self.suspended = Some(held);
+                return Ok(match self.paused_run() {
+                    Some(run) if paused => RunOutcome::Paused(Box::new(run)),
+                    _ => RunOutcome::ToolCalls(calls),
                 });
-                return Ok(RunOutcome::ToolCalls(remote));
             }
             if let Some(answer) = direct {
-                self.memory
-                    .push(Message::assistant(answer.clone(), Vec::new()));
-                emit(&events, AgentEvent::Final(answer.clone())).await;
-                return Ok(RunOutcome::Final(answer));
+                return Ok(self.answer_directly(answer, &events).await);
             }
         }
         let transcript = self.memory[turns.run_start..].to_vec();
@@ -193,7 +207,63 @@ impl ReActAgent {
         .await
     }
 
-    async fn fail<T>(&self, error: AgentError, events: &Events) -> Result<T, AgentError> {
+    /// Take a turn's results into the run: into the conversation (and the stream), the
+    /// background jobs to report, the per-tool argument-error counts, and the first output of a
+    /// `return_directly` tool into `direct`. Every result is taken in; the error that ends the
+    /// run (a tool's argument budget used up) is returned after.
+    pub(super) async fn absorb(
+        &mut self,
+        results: &[ToolResult],
+        turns: &mut Turns,
+        direct: &mut Option<String>,
+        events: &Events,
+    ) -> Option<AgentError> {
+        let mut failure = None;
+        for result in results {
+            emit(events, AgentEvent::ToolResult(result.clone())).await;
+            self.memory.push(Message::tool_result(result));
+            if result.is_pending()
+                && let Some(job) = result.job_id()
+            {
+                self.pending_background.push(job);
+            }
+            if !result.is_error() && self.return_directly.contains(&result.name) && direct.is_none()
+            {
+                *direct = Some(result.model_text().into_owned());
+            }
+            match result.error() {
+                Some(e) if e.kind() == ToolErrorKind::InvalidArguments => {
+                    let count = turns.failures.entry(result.name.clone()).or_default();
+                    *count += 1;
+                    if *count >= self.argument_budget && failure.is_none() {
+                        failure = Some(AgentError::ArgumentBudget {
+                            tool: result.name.clone(),
+                            count: *count,
+                            last_error: e.message().to_string(),
+                        });
+                    }
+                }
+                _ => {
+                    turns.failures.remove(&result.name);
+                }
+            }
+        }
+        failure
+    }
+
+    /// End the run with the output of a `return_directly` tool as its answer.
+    pub(super) async fn answer_directly(&mut self, answer: String, events: &Events) -> RunOutcome {
+        self.memory
+            .push(Message::assistant(answer.clone(), Vec::new()));
+        emit(events, AgentEvent::Final(answer.clone())).await;
+        RunOutcome::Final(answer)
+    }
+
+    pub(super) async fn fail<T>(
+        &self,
+        error: AgentError,
+        events: &Events,
+    ) -> Result<T, AgentError> {
         emit(events, AgentEvent::Failed(error.clone())).await;
         Err(error)
     }
@@ -270,7 +340,9 @@ impl ReActAgent {
     }
 
     /// Run one turn's calls: the meta tool here, calls of tools not offered this turn refused,
-    /// the rest as one batch through the toolkit; progress forwarded as it comes.
+    /// the rest as one batch through the toolkit; progress forwarded as it comes. An agent that
+    /// pauses at approvals holds back the calls that would ask an approver: they come back
+    /// second, and every other call's result first, in call order.
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
@@ -278,14 +350,16 @@ impl ReActAgent {
         toolkit: &Toolkit,
         ctx: &ToolContext,
         events: &Events,
-    ) -> Vec<ToolResult> {
-        let mut results: Vec<Option<ToolResult>> = (0..calls.len()).map(|_| None).collect();
+    ) -> (Vec<ToolResult>, Vec<PendingApproval>) {
+        let mut results: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
         let mut batch = Vec::new();
         let mut positions = Vec::new();
+        let mut waiting = Vec::new();
         let dialect = self.model.dialect();
-        for (i, call) in calls.into_iter().enumerate() {
+        for call in calls {
             if call.name == META_TOOL && !self.managed_groups.is_empty() {
-                results[i] = Some(self.reset_equipped_tools(&call));
+                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+                results.push(Some(self.reset_equipped_tools(&call)));
                 continue;
             }
             let name = self
@@ -293,6 +367,7 @@ impl ReActAgent {
                 .original_name(dialect, &call.name)
                 .unwrap_or(&call.name);
             if snapshot.get(name).is_none() {
+                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
                 let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
                 let error = ToolError::new(
                     ToolErrorKind::Unavailable,
@@ -302,33 +377,54 @@ impl ReActAgent {
                         offered.join(", ")
                     ),
                 );
-                results[i] = Some(ToolResult::new(call.id, call.name, Err(error), 0));
+                results.push(Some(ToolResult::new(call.id, call.name, Err(error), 0)));
                 continue;
             }
-            positions.push(i);
+            if self.pause_at_approvals
+                && let Some(tool) = toolkit.approval_needed(&call, ctx)
+            {
+                waiting.push(PendingApproval::new(call, &tool));
+                continue;
+            }
+            emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+            positions.push(results.len());
+            results.push(None);
             batch.push(call);
         }
-        if !batch.is_empty() {
-            let (ctx, mut progress) = ctx.clone().progress_channel(256);
-            let done = {
-                let run = toolkit.call_all(batch, &ctx);
-                tokio::pin!(run);
-                loop {
-                    tokio::select! {
-                        done = &mut run => break done,
-                        Some(p) = progress.recv() => emit(events, AgentEvent::ToolProgress(p)).await,
-                    }
-                }
-            };
-            drop(ctx);
-            while let Ok(p) = progress.try_recv() {
-                emit(events, AgentEvent::ToolProgress(p)).await;
-            }
-            for (i, result) in positions.into_iter().zip(done) {
-                results[i] = Some(result);
-            }
+        let done = self.run_batch(toolkit, batch, ctx, events).await;
+        for (i, result) in positions.into_iter().zip(done) {
+            results[i] = Some(result);
         }
-        results.into_iter().flatten().collect()
+        (results.into_iter().flatten().collect(), waiting)
+    }
+
+    /// Run a batch of calls through `toolkit`, forwarding their progress as it comes.
+    pub(super) async fn run_batch(
+        &self,
+        toolkit: &Toolkit,
+        batch: Vec<ToolCall>,
+        ctx: &ToolContext,
+        events: &Events,
+    ) -> Vec<ToolResult> {
+        if batch.is_empty() {
+            return Vec::new();
+        }
+        let (ctx, mut progress) = ctx.clone().progress_channel(256);
+        let done = {
+            let run = toolkit.call_all(batch, &ctx);
+            tokio::pin!(run);
+            loop {
+                tokio::select! {
+                    done = &mut run => break done,
+                    Some(p) = progress.recv() => emit(events, AgentEvent::ToolProgress(p)).await,
+                }
+            }
+        };
+        drop(ctx);
+        while let Ok(p) = progress.try_recv() {
+            emit(events, AgentEvent::ToolProgress(p)).await;
+        }
+        done
     }
 }
 

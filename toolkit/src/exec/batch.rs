@@ -51,7 +51,8 @@ pub(crate) fn plan(
     segments
 }
 
-fn duplicate(call: ToolCall) -> ToolResult {
+/// The answer to a call whose id an earlier call of the same turn has.
+pub(crate) fn duplicate(call: ToolCall) -> ToolResult {
     let error = ToolError::new(
         ToolErrorKind::InvalidArguments,
         format!(

@@ -31,6 +31,7 @@ mod stack;
 pub(crate) mod timeout;
 pub(crate) mod trace;
 
+pub(crate) use approval::denied;
 pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 pub use invocation::{ExecSettings, ToolInvocation};
 pub use retry::RetryPolicy;

@@ -445,6 +445,33 @@ impl Toolkit {
         ))
     }
 
+    /// For an agent that pauses at approvals: the registered name of the tool `call` reaches
+    /// when the engine would ask an approver about it — the tool is known, active and
+    /// `requires_approval`, and the arguments pass `ToolArgs::validate` — which are exactly the
+    /// calls the approval layer sends to its hook. `None` for every other call, which the
+    /// engine answers itself (runs it, or refuses it with the error it gives anyway).
+    pub(crate) fn approval_needed(&self, call: &ToolCall, ctx: &ToolContext) -> Option<Arc<str>> {
+        let inv = self
+            .prepare(&call.id, &call.name, call.arguments.clone(), ctx)
+            .ok()?;
+        if !inv.options().requires_approval {
+            return None;
+        }
+        let tool = inv.info().tool_name.clone();
+        let mut args = inv.args.ok()?;
+        args.validate().ok()?;
+        Some(tool)
+    }
+
+    /// Whether the tool a call of `name` reaches requires approval; `None` when no tool of
+    /// this toolkit answers to `name`.
+    pub(crate) fn requires_approval(&self, name: &str) -> Option<bool> {
+        match self.find(name)? {
+            (Found::Registered(i), _) => Some(self.inner.entries[i].options.requires_approval),
+            (Found::Dynamic(e), _) => Some(e.options.requires_approval),
+        }
+    }
+
     /// The tool a call of `name` reaches, and whether it is active in this scope. Registered
     /// tools are found by their name or a dialect's wire name for it; a name no registration
     /// has is looked up in the dynamic sets, where earlier sets hide later ones.

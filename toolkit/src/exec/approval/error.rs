@@ -10,7 +10,7 @@ pub(super) fn no_hook(tool: &str) -> ToolError {
     )
 }
 
-pub(super) fn denied(tool: &str, reason: &str) -> ToolError {
+pub(crate) fn denied(tool: &str, reason: &str) -> ToolError {
     ToolError::new(
         ToolErrorKind::Denied,
         format!("the call of tool `{tool}` was not approved: {reason}"),

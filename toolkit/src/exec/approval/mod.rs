@@ -11,6 +11,7 @@ mod error;
 mod future;
 mod layer;
 
+pub(crate) use error::denied;
 pub(crate) use future::ApprovalFuture;
 pub(crate) use layer::ApprovalLayer;
 
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 
 use super::ToolInvocation;
 use crate::context::ToolContext;
@@ -40,7 +42,11 @@ pub struct ApprovalRequest {
 }
 
 /// The answer to an [`ApprovalRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Serializable (`"approve"`, `{"deny": "reason"}`, `{"edit": "{...}"}`), so a decision can be
+/// stored with a [`PausedRun`](crate::agent::PausedRun) and applied by another process.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     /// Run the call as it is.
     Approve,

@@ -140,6 +140,17 @@ pub(super) async fn turn(
             }
             reply.calls(&calls, None).await;
         }
+        Ok(RunOutcome::Paused(run)) => {
+            // Nobody on the wire can approve: close the waiting calls so the conversation
+            // stays valid, and say why.
+            session.close_pending();
+            let why = format!(
+                "the run paused at {} call(s) that wait for approval; an agent served over A2A \
+                 needs an approver (ReActAgentBuilder::approver) instead of pause_at_approvals",
+                run.pending_approvals().len()
+            );
+            reply.fail(why).await;
+        }
         Err(e) => reply.fail(e.to_string()).await,
     }
 }
