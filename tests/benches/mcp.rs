@@ -17,8 +17,10 @@ use std::hint::black_box;
 use agent_toolkit::prelude::*;
 use criterion::{Criterion, criterion_group};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolRequestParams, ServerCapabilities, ServerConfig};
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::model::{CallToolRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService, ServiceExt,
+};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -140,8 +142,23 @@ fn mcp_stdio_call(c: &mut Criterion) {
 }
 
 /// The same round trip with client and server in one process over an in-memory duplex pipe:
-/// no process or pipe scheduling, so what differs is the servers' own work per call.
+/// no process or pipe scheduling, so what differs is the servers' own work per call. In the
+/// 2025-11-25 handshake era (a session).
 fn mcp_in_memory_call(c: &mut Criterion) {
+    in_memory(c, "mcp_in_memory_call", || ClientLifecycleMode::Initialize);
+}
+
+/// The same in the stateless 2026-07-28 era: no handshake, every request carries its revision
+/// and client info in `_meta`.
+fn mcp_in_memory_call_stateless(c: &mut Criterion) {
+    in_memory(c, "mcp_in_memory_call_stateless", || {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    });
+}
+
+fn in_memory(c: &mut Criterion, group: &str, lifecycle: fn() -> ClientLifecycleMode) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -157,7 +174,9 @@ fn mcp_in_memory_call(c: &mut Criterion) {
                     .serve_io(read, write)
                     .await
             });
-            ().serve(client_io).await.expect("initialize")
+            ().serve_with_lifecycle(client_io, lifecycle())
+                .await
+                .expect("connect")
         };
         let rmcp_server = {
             let (client_io, server_io) = tokio::io::duplex(64 * 1024);
@@ -165,7 +184,9 @@ fn mcp_in_memory_call(c: &mut Criterion) {
                 tool_router: RmcpServer::tool_router(),
             };
             tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
-            ().serve(client_io).await.expect("initialize")
+            ().serve_with_lifecycle(client_io, lifecycle())
+                .await
+                .expect("connect")
         };
         (toolkit, rmcp_server)
     });
@@ -173,7 +194,7 @@ fn mcp_in_memory_call(c: &mut Criterion) {
         let result = rt.block_on(client.call_tool(params())).unwrap();
         assert_eq!(result.structured_content, Some(json!({"sum": 42})));
     }
-    let mut group = c.benchmark_group("mcp_in_memory_call");
+    let mut group = c.benchmark_group(group);
     for round in 1..=3 {
         for (name, client) in [
             ("agent_toolkit", &toolkit),
@@ -190,7 +211,12 @@ fn mcp_in_memory_call(c: &mut Criterion) {
     rt.shutdown_background();
 }
 
-criterion_group!(benches, mcp_stdio_call, mcp_in_memory_call);
+criterion_group!(
+    benches,
+    mcp_stdio_call,
+    mcp_in_memory_call,
+    mcp_in_memory_call_stateless
+);
 
 fn main() {
     if let Ok(kind) = std::env::var(SERVER_VAR) {

@@ -17,6 +17,7 @@ use crate::tool::ToolDefinition;
 
 /// How a run that can stop before its answer ended (so far).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum RunOutcome {
     /// The model answered.
     Final(String),

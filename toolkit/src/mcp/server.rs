@@ -330,10 +330,11 @@ impl ServerHandler for McpServer {
         // A stateless (2026-07-28) request over HTTP belongs to no session: its handler and
         // toolkit view last for the request only, so a group switch through `McpSession` would
         // be lost unseen. The call gets no session; a tool that needs one says so.
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
-        let call_context = if self.http && stateless {
+        let stateless = self.http
+            && context
+                .protocol_version()
+                .is_some_and(|version| !version.has_initialize());
+        let call_context = if stateless {
             ToolContext::new()
         } else {
             self.call_context.clone()
@@ -353,7 +354,7 @@ impl ServerHandler for McpServer {
             }
         };
         let mut result = result;
-        if self.http && stateless {
+        if stateless {
             explain_missing_session(&mut result);
         }
         if let Err(error) = &result.outcome
