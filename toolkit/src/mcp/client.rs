@@ -101,6 +101,9 @@ const MAX_REDIRECTS: usize = 10;
 /// How long a lost `subscriptions/listen` stream waits before it is opened again.
 const RELISTEN_DELAY: Duration = Duration::from_secs(1);
 
+/// How long reopening a `subscriptions/listen` stream waits for the acknowledgment.
+const RELISTEN_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How long a call that reported progress waits, after its response, for notifications still
 /// on their way (see `call_tool_with_progress`).
 const LATE_PROGRESS_QUIET: Duration = Duration::from_millis(25);
@@ -555,13 +558,26 @@ impl ClientInner {
         if info.protocol_version.has_initialize() || !announced {
             return None;
         }
-        let subscription = match peer.listen(tool_list_filter()).await {
-            Ok(subscription) => subscription,
-            Err(e) => {
+        // Bounded like `tools/list`: a server that never acknowledges must not hold the
+        // connection (and every caller waiting for it).
+        let listening = tokio::time::timeout(
+            self.options.request_timeout,
+            peer.listen(tool_list_filter()),
+        );
+        let subscription = match listening.await {
+            Ok(Ok(subscription)) => subscription,
+            Ok(Err(e)) => {
                 tracing::warn!(
                     server = %self.target,
                     error = %e,
                     "the server refused `subscriptions/listen`: tool-list changes will not be followed"
+                );
+                return None;
+            }
+            Err(_) => {
+                tracing::warn!(
+                    server = %self.target,
+                    "`subscriptions/listen` was not acknowledged in time: tool-list changes will not be followed"
                 );
                 return None;
             }
@@ -645,7 +661,8 @@ async fn follow_subscription(
                     return;
                 }
                 tokio::time::sleep(RELISTEN_DELAY).await;
-                if let Ok(again) = peer.listen(tool_list_filter()).await {
+                let again = tokio::time::timeout(RELISTEN_TIMEOUT, peer.listen(tool_list_filter()));
+                if let Ok(Ok(again)) = again.await {
                     subscription = again;
                     changed.send_modify(|v| *v += 1);
                     break;
