@@ -38,7 +38,12 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
 
 /// An error with its causes, `a: b: c`, so "connection refused" is not hidden behind "error
 /// sending request".
-#[cfg(any(feature = "a2a", feature = "mcp"))]
+#[cfg(any(
+    feature = "a2a",
+    feature = "mcp",
+    feature = "openai",
+    feature = "anthropic"
+))]
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

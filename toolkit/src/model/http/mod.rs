@@ -10,7 +10,6 @@
 
 pub(crate) mod sse;
 
-use std::error::Error as _;
 use std::future::Future;
 use std::time::Duration;
 
@@ -301,21 +300,12 @@ pub(crate) fn clip(text: &str) -> String {
 /// A transport failure, with the causes reqwest keeps in its source chain ("connection
 /// refused" is two levels down and is what a user needs to read).
 fn transport(error: reqwest::Error) -> ModelError {
-    let mut message = if error.is_timeout() {
-        format!("timed out: {error}")
+    let chain = crate::util::error_chain(&error);
+    ModelError::Transport(if error.is_timeout() {
+        format!("timed out: {chain}")
     } else {
-        error.to_string()
-    };
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    ModelError::Transport(message)
+        chain
+    })
 }
 
 /// Parses a JSON document into `T`, saying where it did not fit.
