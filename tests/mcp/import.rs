@@ -13,6 +13,7 @@ use agent_toolkit::{
 use agent_toolkit::{context::ProgressEvent, error::ToolErrorKind};
 use serde_json::json;
 
+use crate::imported::{call, names, wait_for_tool};
 use crate::peers::{self, Env};
 
 fn python_stdio() -> McpTarget {
@@ -30,33 +31,6 @@ fn toolkit_with(import: &McpImport) -> Toolkit {
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap()
-}
-
-fn names(toolkit: &Toolkit) -> Vec<String> {
-    toolkit
-        .snapshot()
-        .iter()
-        .map(|d| d.name().to_string())
-        .collect()
-}
-
-async fn call(toolkit: &Toolkit, name: &str, args: serde_json::Value) -> ToolResult {
-    toolkit
-        .call(ToolCall::json("c", name, args), &ToolContext::new())
-        .await
-}
-
-/// Wait (up to 10 s) until the toolkit lists `name`.
-async fn wait_for_tool(toolkit: &Toolkit, name: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !names(toolkit).iter().any(|n| n == name) {
-        assert!(
-            Instant::now() < deadline,
-            "{name} never appeared: {:?}",
-            names(toolkit)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// What both transports must do: list, call, progress, agent use, a changing tool list.

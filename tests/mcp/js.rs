@@ -26,6 +26,7 @@ use agent_toolkit::mcp::{McpImport, McpTarget};
 use agent_toolkit::prelude::*;
 use serde_json::{Value, json};
 
+use crate::imported::{call, names, wait_for_tool};
 use crate::peers;
 
 /// The revision the SDK speaks (its newest).
@@ -59,20 +60,6 @@ async fn js_http() -> (peers::Peer, McpTarget) {
     let peer = peers::spawn_node_ready("mcp_server.cjs", &["--http", &port.to_string()]).await;
     assert_eq!(peer.ready, port.to_string());
     (peer, McpTarget::url(format!("http://127.0.0.1:{port}/mcp")))
-}
-
-fn names(toolkit: &Toolkit) -> Vec<String> {
-    toolkit
-        .snapshot()
-        .iter()
-        .map(|d| d.name().to_string())
-        .collect()
-}
-
-async fn call(toolkit: &Toolkit, name: &str, args: Value) -> ToolResult {
-    toolkit
-        .call(ToolCall::json("c", name, args), &ToolContext::new())
-        .await
 }
 
 /// Import with default options (newest era first), and use everything the JS server offers.
@@ -165,15 +152,7 @@ async fn import_and_exercise(target: McpTarget) {
     // The server registers a tool while running; the SDK announces it and the group follows.
     let enabled = call(&toolkit, "js__enable_extra", json!({})).await;
     assert_eq!(enabled.model_text(), "extra enabled", "{enabled}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !names(&toolkit).iter().any(|n| n == "js__extra") {
-        assert!(
-            Instant::now() < deadline,
-            "js__extra never appeared: {:?}",
-            names(&toolkit)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_tool(&toolkit, "js__extra").await;
     let shout = call(&toolkit, "js__extra", json!({"word": "hi"})).await;
     assert_eq!(shout.model_text(), "HI!", "{shout}");
 
@@ -226,23 +205,7 @@ fn check(report: &Value) {
     );
     assert_eq!(report["server_name"], "agent-toolkit");
     assert_eq!(report["list_changed_capability"], true);
-    assert_eq!(
-        report["tools"],
-        json!(["add", "slow", "cancelled_count", "fail", "unlock"]),
-        "active tools in registration order; `secret` is in a group that is off"
-    );
-    assert_eq!(report["add_output_schema"]["type"], "object");
-    assert_eq!(report["add_output_schema"]["required"], json!(["sum"]));
-    assert_eq!(
-        report["add_annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true})
-    );
-    // The SDK validated this structured content against the output schema (a mismatch would be
-    // under "errors").
-    assert_eq!(
-        report["add"],
-        json!({"is_error": false, "structured": {"sum": 5}, "text": "{\"sum\":5}"})
-    );
+    crate::check_listed_fixture(report);
     // Our server sends every progress notification before the call's response...
     let slow = &report["slow"];
     assert_eq!(slow["text"], "counted to 3");

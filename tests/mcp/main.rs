@@ -17,6 +17,8 @@ mod https;
 #[cfg(feature = "interop")]
 mod import;
 #[cfg(feature = "interop")]
+mod imported;
+#[cfg(feature = "interop")]
 mod js;
 #[cfg(feature = "interop")]
 mod python_client;
@@ -50,6 +52,31 @@ pub async fn serve_http(toolkit: &Toolkit) -> String {
     });
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// What another SDK's client reports of the fixture server (`tests/peers/*client*`): the active
+/// tools in registration order, `add`'s output schema and annotations, and a call of `add`
+/// whose structured content the SDK validated against that schema.
+#[cfg(feature = "interop")]
+pub fn check_listed_fixture(report: &Value) {
+    use serde_json::json;
+    assert_eq!(
+        report["tools"],
+        json!(["add", "slow", "cancelled_count", "fail", "unlock"]),
+        "active tools in registration order; `secret` is in a group that is off"
+    );
+    assert_eq!(report["add_output_schema"]["type"], "object");
+    assert_eq!(report["add_output_schema"]["required"], json!(["sum"]));
+    assert_eq!(
+        report["add_annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true})
+    );
+    // The SDK validated this structured content against the output schema (a mismatch would be
+    // under the report's "errors").
+    assert_eq!(
+        report["add"],
+        json!({"is_error": false, "structured": {"sum": 5}, "text": "{\"sum\":5}"})
+    );
 }
 
 /// Wait until something listens on `port` (a Python server that printed READY early).

@@ -58,22 +58,7 @@ fn check(report: &Value, era: Era, mode: &str) {
         // without probing has not asked).
         assert_eq!(report["list_changed_capability"], true);
     }
-    assert_eq!(
-        report["tools"],
-        json!(["add", "slow", "cancelled_count", "fail", "unlock"]),
-        "active tools in registration order; `secret` is in a group that is off"
-    );
-    assert_eq!(report["add_output_schema"]["type"], "object");
-    assert_eq!(report["add_output_schema"]["required"], json!(["sum"]));
-    assert_eq!(
-        report["add_annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true})
-    );
-    // The SDK validated this structured content against the output schema.
-    assert_eq!(
-        report["add"],
-        json!({"is_error": false, "structured": {"sum": 5}, "text": "{\"sum\":5}"})
-    );
+    crate::check_listed_fixture(report);
     assert_eq!(report["slow"]["text"], "counted to 3");
     assert_eq!(
         report["slow"]["progress"],

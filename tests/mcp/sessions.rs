@@ -32,18 +32,23 @@ async fn notified(changes: &mut tokio::sync::watch::Receiver<u64>) -> bool {
         .is_ok_and(|r| r.is_ok())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
-    let extra = DynamicTools::new();
-    let toolkit = Toolkit::builder()
+/// `add` and `unlock`, `secret` in the `admin` group (off), and the `extra` dynamic set.
+fn grouped_toolkit(extra: &DynamicTools) -> Toolkit {
+    Toolkit::builder()
         .inactive_group("admin", "Administration")
         .group("extra", "Tools added at run time")
         .register(crate::fixture::Add)
         .register(crate::fixture::Unlock)
         .register(crate::fixture::Secret)
-        .dynamic("extra", &extra)
+        .dynamic("extra", extra)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
+    let extra = DynamicTools::new();
+    let toolkit = grouped_toolkit(&extra);
     let url = crate::serve_http(&toolkit).await;
     let mut handshake = McpClientOptions::default();
     handshake.era = McpEra::Handshake;
@@ -91,15 +96,7 @@ async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_clients_hear_toolkit_changes_and_have_no_session() {
     let extra = DynamicTools::new();
-    let toolkit = Toolkit::builder()
-        .inactive_group("admin", "Administration")
-        .group("extra", "Tools added at run time")
-        .register(crate::fixture::Add)
-        .register(crate::fixture::Unlock)
-        .register(crate::fixture::Secret)
-        .dynamic("extra", &extra)
-        .build()
-        .unwrap();
+    let toolkit = grouped_toolkit(&extra);
     let url = crate::serve_http(&toolkit).await;
     // The default: the newest revision the server offers.
     let alice = McpClient::new(McpTarget::url(&url));
