@@ -15,20 +15,19 @@ use crate::peers::{self, Env, Peer};
 use crate::support::json_of;
 use crate::tls;
 
-/// `script` under `env`, started with `extra` and `--tls` with the PKI's server files (written
-/// in `dir`); the peer and its `https://` base URL.
+/// `script` under `env`, started with `extra` and `--tls` with the PKI's server files; the
+/// peer and its `https://` base URL.
 async fn start_tls(
     env: Env,
     script: &str,
     extra: &[&str],
-    pki: &tls::TestPki,
-    dir: &std::path::Path,
+    files: &tls::PkiFiles,
 ) -> (Peer, String) {
-    let (cert, key) = pki.write_server_files(dir);
+    let (cert, key) = (files.cert.as_str(), files.key.as_str());
     let port = peers::free_port().to_string();
     let mut args = vec![port.as_str()];
     args.extend_from_slice(extra);
-    args.extend_from_slice(&["--tls", &cert, &key]);
+    args.extend_from_slice(&["--tls", cert, key]);
     let peer = peers::spawn_ready(env, script, &args).await;
     (peer, format!("https://127.0.0.1:{port}"))
 }
@@ -36,12 +35,6 @@ async fn start_tls(
 /// The system's roots plus the test CA.
 fn trusting(pki: &tls::TestPki) -> TrustedRoots {
     TrustedRoots::system().with_pem(&pki.ca_pem).unwrap()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("agent-toolkit-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// A toolkit holding the registry's tools in the group `remote`.
@@ -73,8 +66,8 @@ async fn untrusted_registry_refuses(url: &str) {
 #[tokio::test]
 async fn python_tool_server_behind_tls() {
     let pki = tls::pki("agent-toolkit test CA (python a2a tools)");
-    let dir = temp_dir("py-a2a-tools");
-    let (_peer, url) = start_tls(Env::A2a1, "a2a_tool_peer.py", &[], &pki, &dir).await;
+    let files = pki.files("py-a2a-tools");
+    let (_peer, url) = start_tls(Env::A2a1, "a2a_tool_peer.py", &[], &files).await;
 
     let agent = RemoteAgent::connect(AgentConfig::new(&url).trusted_roots(trusting(&pki)))
         .await
@@ -109,7 +102,6 @@ async fn python_tool_server_behind_tls() {
     assert!(matches!(err, A2aClientError::Connection { .. }), "{err:?}");
     assert!(err.to_string().contains("UnknownIssuer"), "{err}");
     untrusted_registry_refuses(&url).await;
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The A2A 0.3 wire behind TLS: the pure 0.3 server of a2a-sdk 0.3.26 (its card's `url` is the
@@ -119,12 +111,12 @@ async fn python_tool_server_behind_tls() {
 #[tokio::test]
 async fn python_03_tool_servers_behind_tls() {
     let pki = tls::pki("agent-toolkit test CA (python a2a 0.3 tools)");
-    let dir = temp_dir("py-a2a03-tools");
+    let files = pki.files("py-a2a03-tools");
     for (env, script, extra) in [
         (Env::A2a03, "a2a03_tool_peer.py", &[][..]),
         (Env::A2a1, "a2a_tool_peer.py", &["--only-v03"][..]),
     ] {
-        let (_peer, url) = start_tls(env, script, extra, &pki, &dir).await;
+        let (_peer, url) = start_tls(env, script, extra, &files).await;
 
         let registry = RemoteToolRegistry::with_trusted_roots(trusting(&pki));
         registry
@@ -149,7 +141,6 @@ async fn python_03_tool_servers_behind_tls() {
 
         untrusted_registry_refuses(&url).await;
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Add two integers.
@@ -165,8 +156,8 @@ fn add(a: i64, b: i64) -> i64 {
 #[tokio::test]
 async fn python_agent_behind_tls_runs_client_side_tools() {
     let pki = tls::pki("agent-toolkit test CA (python a2a agent)");
-    let dir = temp_dir("py-a2a-agent");
-    let (_peer, url) = start_tls(Env::A2a1, "a2a_agent_peer.py", &[], &pki, &dir).await;
+    let files = pki.files("py-a2a-agent");
+    let (_peer, url) = start_tls(Env::A2a1, "a2a_agent_peer.py", &[], &files).await;
 
     let agent = RemoteAgent::connect(AgentConfig::new(&url).trusted_roots(trusting(&pki)))
         .await
@@ -185,5 +176,4 @@ async fn python_agent_behind_tls_runs_client_side_tools() {
         .unwrap_err();
     assert!(matches!(err, A2aClientError::Connection { .. }), "{err:?}");
     assert!(err.to_string().contains("UnknownIssuer"), "{err}");
-    let _ = std::fs::remove_dir_all(dir);
 }

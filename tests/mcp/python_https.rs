@@ -19,14 +19,18 @@ use crate::tls;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_server_behind_tls() {
     let pki = tls::pki("agent-toolkit test CA (python mcp)");
-    let dir = std::env::temp_dir().join(format!("agent-toolkit-py-mcp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cert, key) = pki.write_server_files(&dir);
+    let files = pki.files("py-mcp");
     let port = peers::free_port();
     let _peer = peers::spawn_ready(
         Env::Mcp,
         "mcp_server_peer.py",
-        &["--http", &port.to_string(), "--tls", &cert, &key],
+        &[
+            "--http",
+            &port.to_string(),
+            "--tls",
+            &files.cert,
+            &files.key,
+        ],
     )
     .await;
     let url = format!("https://127.0.0.1:{port}/mcp");
@@ -60,5 +64,4 @@ async fn python_server_behind_tls() {
     let err = untrusted.list_tools().await.unwrap_err();
     assert!(matches!(err, McpError::Connect { .. }), "{err:?}");
     assert!(err.to_string().contains("UnknownIssuer"), "{err}");
-    let _ = std::fs::remove_dir_all(dir);
 }

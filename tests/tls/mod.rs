@@ -27,16 +27,51 @@ pub struct TestPki {
 }
 
 impl TestPki {
-    /// The chain and the key written as `server.pem` and `server.key` in `dir`; their paths.
-    pub fn write_server_files(&self, dir: &std::path::Path) -> (String, String) {
-        let cert = dir.join("server.pem");
-        let key = dir.join("server.key");
-        std::fs::write(&cert, &self.chain_pem).expect("write the certificate");
-        std::fs::write(&key, &self.key_pem).expect("write the key");
-        (
-            cert.to_string_lossy().into_owned(),
-            key.to_string_lossy().into_owned(),
-        )
+    /// The chain, the key and the CA certificate written as PEM files (`server.pem`,
+    /// `server.key`, `ca.pem`) in a directory of their own, for servers not written in Rust and
+    /// for the CLI's `--ca-cert`; the directory is removed when the value is dropped.
+    pub fn files(&self, name: &str) -> PkiFiles {
+        let dir = std::env::temp_dir().join(format!(
+            "agent-toolkit-{name}-{}-{:x}",
+            std::process::id(),
+            next_suffix()
+        ));
+        std::fs::create_dir_all(&dir).expect("create the directory");
+        let write = |file: &str, text: &str| {
+            let path = dir.join(file);
+            std::fs::write(&path, text).expect("write a PEM file");
+            path.to_string_lossy().into_owned()
+        };
+        PkiFiles {
+            cert: write("server.pem", &self.chain_pem),
+            key: write("server.key", &self.key_pem),
+            ca: write("ca.pem", &self.ca_pem),
+            dir,
+        }
+    }
+}
+
+/// A per-call suffix, so two tests of one process never share a directory.
+fn next_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// PEM files of a [`TestPki`] in a temporary directory, removed on drop.
+pub struct PkiFiles {
+    /// The server's certificate chain (uvicorn's `ssl_certfile`).
+    pub cert: String,
+    /// The server's private key (uvicorn's `ssl_keyfile`).
+    pub key: String,
+    /// The CA's certificate (the CLI's `--ca-cert`).
+    pub ca: String,
+    dir: std::path::PathBuf,
+}
+
+impl Drop for PkiFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

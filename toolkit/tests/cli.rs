@@ -354,9 +354,8 @@ async fn unreachable_servers_and_usage_mistakes() {
 /// `--ca-cert` and `--token`, refused with a clear error without the CA.
 async fn https_servers_with_a_private_ca() {
     let pki = tls::pki("agent-toolkit CLI test CA");
-    let ca = std::env::temp_dir().join(format!("agent-toolkit-cli-ca-{}.pem", std::process::id()));
-    std::fs::write(&ca, &pki.ca_pem).unwrap();
-    let ca = ca.to_str().unwrap().to_owned();
+    let files = pki.files("cli-ca");
+    let ca = files.ca.clone();
 
     let port = peers::free_port();
     let url = format!("https://localhost:{port}/");
@@ -400,7 +399,6 @@ async fn https_servers_with_a_private_ca() {
     assert_eq!(untrusted.code, 3, "{untrusted:?}");
     assert!(untrusted.stderr.contains("certificate"), "{untrusted:?}");
     assert!(untrusted.stderr.contains("--ca-cert FILE"), "{untrusted:?}");
-    let _ = std::fs::remove_file(&ca);
 }
 
 /// The Python SDKs' A2A and MCP servers behind TLS (uvicorn with a certificate from a CA made
@@ -411,12 +409,8 @@ async fn https_servers_with_a_private_ca() {
 #[cfg(feature = "interop-tests")]
 async fn python_servers_behind_tls() {
     let pki = tls::pki("agent-toolkit CLI test CA (python)");
-    let dir = std::env::temp_dir().join(format!("agent-toolkit-cli-py-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cert, key) = pki.write_server_files(&dir);
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, &pki.ca_pem).unwrap();
-    let ca = ca.to_str().unwrap().to_owned();
+    let files = pki.files("cli-py");
+    let (cert, key, ca) = (files.cert.clone(), files.key.clone(), files.ca.clone());
 
     let port = peers::free_port().to_string();
     let _a2a = peers::spawn_ready(
@@ -480,7 +474,6 @@ async fn python_servers_behind_tls() {
     let untrusted = cli(&["tools", "list", "--mcp-url", &mcp]).await;
     assert_eq!(untrusted.code, 3, "{untrusted:?}");
     assert!(untrusted.stderr.contains("UnknownIssuer"), "{untrusted:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn main() {
