@@ -38,7 +38,7 @@ async fn a_background_call_answers_at_once_and_reports_later() {
     );
     let failing = kit.call(job("j2", 10, true), &ctx).await;
     assert!(failing.is_pending());
-    assert_eq!(kit.background().pending().len(), 2);
+    assert_eq!(kit.background().pending().await.unwrap().len(), 2);
 
     let first = tokio::time::timeout(Duration::from_secs(5), results.next())
         .await
@@ -55,22 +55,22 @@ async fn a_background_call_answers_at_once_and_reports_later() {
 
     let ledger = kit.background();
     tokio::time::sleep(Duration::from_millis(10)).await;
-    assert!(ledger.pending().is_empty());
-    assert_eq!(ledger.finished().len(), 1);
-    assert_eq!(ledger.failed().len(), 1);
-    let j1 = ledger.get(pending.job_id().unwrap()).unwrap();
+    assert!(ledger.pending().await.unwrap().is_empty());
+    assert_eq!(ledger.finished().await.unwrap().len(), 1);
+    assert_eq!(ledger.failed().await.unwrap().len(), 1);
+    let j1 = ledger.get(pending.job_id().unwrap()).await.unwrap().unwrap();
     assert_eq!(j1.status, JobStatus::Finished);
     assert_eq!(j1.call.name, "long_job");
     assert_eq!(j1.call.arguments, r#"{"ms": 60, "fail": false}"#);
-    assert_eq!(ledger.by_call_id("j1").len(), 1);
+    assert_eq!(ledger.by_call_id("j1").await.unwrap().len(), 1);
     let taken: Vec<_> = ledger
-        .take_finished()
+        .take_finished().await.unwrap()
         .iter()
         .map(|r| r.call_id.to_string())
         .collect();
     assert_eq!(taken, ["j1", "j2"], "oldest first");
     assert!(
-        ledger.take_finished().is_empty(),
+        ledger.take_finished().await.unwrap().is_empty(),
         "each result is handed out once"
     );
     let mut seen = delivered.lock().unwrap().clone();
@@ -89,7 +89,7 @@ async fn bad_arguments_are_answered_now_not_queued() {
         )
         .await;
     assert_eq!(r.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
-    assert!(kit.background().by_call_id("j").is_empty());
+    assert!(kit.background().by_call_id("j").await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -125,13 +125,13 @@ async fn the_queue_is_bounded() {
             .message()
             .contains("the background queue is full (2 jobs running)")
     );
-    kit.background().drain().await;
+    kit.background().drain().await.unwrap();
     assert!(
         kit.call(job("d", 1, false), &ctx).await.is_pending(),
         "room again after draining"
     );
-    kit.background().drain().await;
-    assert_eq!(kit.background().finished().len(), 3);
+    kit.background().drain().await.unwrap();
+    assert_eq!(kit.background().finished().await.unwrap().len(), 3);
 }
 
 #[tokio::test]
@@ -164,7 +164,7 @@ async fn shutdown_cancels_running_jobs_and_reports_them() {
         3,
         "every cancelled job still got its result"
     );
-    assert_eq!(kit.background().failed().len(), 3);
+    assert_eq!(kit.background().failed().await.unwrap().len(), 3);
     assert_eq!(probe.get(&probe.alive), 0, "their futures were dropped");
     // After shutdown, no new work is taken.
     let r = kit.call(job("late", 1, false), &ctx).await;
@@ -176,10 +176,12 @@ async fn drain_waits_for_jobs_to_finish() {
     let probe = Arc::new(Probe::default());
     let kit = kit(&probe).build().unwrap();
     let pending = kit.call(job("d1", 30, false), &ToolContext::new()).await;
-    kit.background().drain().await;
+    kit.background().drain().await.unwrap();
     assert_eq!(
         kit.background()
             .get(pending.job_id().unwrap())
+            .await
+            .unwrap()
             .unwrap()
             .status,
         JobStatus::Finished
@@ -214,7 +216,7 @@ async fn a_reused_call_id_loses_no_result() {
     for pending in [&first, &second, &other] {
         assert!(pending.is_pending(), "{}", pending.model_text());
     }
-    assert_eq!(kit.background().pending().len(), 3, "three jobs, not one");
+    assert_eq!(kit.background().pending().await.unwrap().len(), 3, "three jobs, not one");
 
     let mut streamed = Vec::new();
     for _ in 0..3 {
@@ -233,13 +235,13 @@ async fn a_reused_call_id_loses_no_result() {
             "other_job Error: job failed",
         ]
     );
-    kit.background().drain().await;
+    kit.background().drain().await.unwrap();
 
     let ledger = kit.background();
-    assert_eq!(ledger.finished().len(), 2);
-    assert_eq!(ledger.failed().len(), 1);
+    assert_eq!(ledger.finished().await.unwrap().len(), 2);
+    assert_eq!(ledger.failed().await.unwrap().len(), 1);
     let taken: Vec<String> = ledger
-        .take_finished()
+        .take_finished().await.unwrap()
         .iter()
         .map(|r| format!("{} {} {}", r.call_id, r.name, r.model_text()))
         .collect();
@@ -252,7 +254,7 @@ async fn a_reused_call_id_loses_no_result() {
         ],
         "every result once, oldest submission first"
     );
-    assert!(ledger.take_finished().is_empty());
+    assert!(ledger.take_finished().await.unwrap().is_empty());
     let mut seen = delivered.lock().unwrap().clone();
     seen.sort();
     assert_eq!(
@@ -276,13 +278,13 @@ async fn a_reused_call_id_loses_no_result() {
             .model_text()
             .contains(&format!("(call id call_0, job {})", ids[1]))
     );
-    let records = ledger.by_call_id("call_0");
+    let records = ledger.by_call_id("call_0").await.unwrap();
     assert_eq!(
         records.iter().map(|r| r.id).collect::<Vec<_>>(),
         ids,
         "every job of the id, oldest first"
     );
-    let second_record = ledger.get(ids[1]).unwrap();
+    let second_record = ledger.get(ids[1]).await.unwrap().unwrap();
     assert_eq!(second_record.call.arguments, r#"{"ms": 10, "fail": false}"#);
     let result = second_record.result.unwrap();
     assert_eq!(result.model_text(), "job done after 10");
@@ -291,6 +293,6 @@ async fn a_reused_call_id_loses_no_result() {
         Some(ids[1]),
         "a finished result names its job"
     );
-    assert_eq!(ledger.get(ids[2]).unwrap().status, JobStatus::Failed);
-    assert_eq!(ledger.get(ids[2]).unwrap().call.name, "other_job");
+    assert_eq!(ledger.get(ids[2]).await.unwrap().unwrap().status, JobStatus::Failed);
+    assert_eq!(ledger.get(ids[2]).await.unwrap().unwrap().call.name, "other_job");
 }

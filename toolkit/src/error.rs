@@ -31,6 +31,9 @@ pub enum ToolErrorKind {
     Cancelled,
     /// A human or policy refused to run the call.
     Denied,
+    /// A background job of a tool that is neither idempotent nor read-only was running when its
+    /// worker died: it may or may not have taken effect, and it is not run again.
+    OutcomeUnknown,
 }
 
 impl ToolErrorKind {
@@ -47,7 +50,28 @@ impl ToolErrorKind {
             ToolErrorKind::Panicked => "panicked",
             ToolErrorKind::Cancelled => "cancelled",
             ToolErrorKind::Denied => "denied",
+            ToolErrorKind::OutcomeUnknown => "outcome_unknown",
         }
+    }
+
+    /// The kind named by [`as_str`](Self::as_str).
+    pub(crate) fn parse(name: &str) -> Option<ToolErrorKind> {
+        use ToolErrorKind::*;
+        [
+            InvalidArguments,
+            UnknownTool,
+            Unavailable,
+            HiddenArgument,
+            MissingContext,
+            Timeout,
+            Execution,
+            Panicked,
+            Cancelled,
+            Denied,
+            OutcomeUnknown,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
     }
 }
 

@@ -42,7 +42,9 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     feature = "a2a",
     feature = "mcp",
     feature = "openai",
-    feature = "anthropic"
+    feature = "anthropic",
+    feature = "sqlite",
+    feature = "postgres"
 ))]
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();

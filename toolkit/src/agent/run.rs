@@ -123,7 +123,7 @@ impl ReActAgent {
             let iteration = turns.next;
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
-            self.report_background();
+            self.report_background().await;
             let ctx = self.step_context(&base, &turns, iteration);
 
             // One snapshot per turn: what the model is shown is what it may call.
@@ -279,7 +279,7 @@ impl ReActAgent {
     /// Tell the model about background calls that finished, and those still running. Each
     /// line names the job as well as the call: a model that reuses call ids gets one line per
     /// job, never one result in place of another.
-    fn report_background(&mut self) {
+    async fn report_background(&mut self) {
         if self.pending_background.is_empty() {
             return;
         }
@@ -287,8 +287,16 @@ impl ReActAgent {
         let mut finished = Vec::new();
         let mut running = Vec::new();
         for job in std::mem::take(&mut self.pending_background) {
-            let Some(record) = jobs.get(job) else {
-                continue;
+            let record = match jobs.get(job).await {
+                Ok(Some(record)) => record,
+                Ok(None) => continue,
+                Err(e) => {
+                    // Asked again next step: a ledger that cannot be read loses nothing.
+                    tracing::warn!(job = %job, error = %e, "cannot read a background job's record");
+                    running.push(format!("- job {job} (its record cannot be read right now)"));
+                    self.pending_background.push(job);
+                    continue;
+                }
             };
             let (id, name) = (&record.call.id, &record.call.name);
             match &record.result {

@@ -172,6 +172,17 @@ impl ToolContext {
         names
     }
 
+    /// Type names of the values at the call and agent levels (those a durable background job
+    /// does not carry).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn local_type_names(&self) -> Vec<&'static str> {
+        [Level::Call, Level::Agent]
+            .iter()
+            .filter_map(|l| self.levels[*l as usize].as_ref())
+            .flat_map(|l| l.values.iter().map(|(_, n, _)| *n))
+            .collect()
+    }
+
     /// The same context, bound to one call. Done by the toolkit before a tool runs.
     pub(crate) fn for_call(&self, info: CallInfo, toolkit: Option<&Arc<Values>>) -> Self {
         let mut ctx = self.clone();

@@ -106,6 +106,8 @@ struct ExecDefaults {
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    job_queue: Option<crate::background::JobQueue>,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -142,6 +144,8 @@ impl ToolkitBuilder {
                 layers: Vec::new(),
                 approval: None,
                 background_capacity: DEFAULT_BACKGROUND_CAPACITY,
+                #[cfg(any(feature = "sqlite", feature = "postgres"))]
+                job_queue: None,
                 callbacks: Vec::new(),
             },
         }
@@ -330,6 +334,17 @@ impl ToolkitBuilder {
         self
     }
 
+    /// Keep background jobs in a durable [`JobQueue`](crate::background::JobQueue) (SQLite or
+    /// Postgres) instead of this process: calls of `background` tools are stored there and run
+    /// by [`Worker`](crate::background::Worker)s, and the ledger is read from there. The
+    /// [`background_capacity`](Self::background_capacity) does not apply (the workers'
+    /// concurrency does).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub fn job_queue(mut self, queue: crate::background::JobQueue) -> Self {
+        self.exec.job_queue = Some(queue);
+        self
+    }
+
     /// Call `callback` with the result of every background call when it finishes.
     pub fn on_tool_result(
         mut self,
@@ -484,6 +499,8 @@ impl ToolkitBuilder {
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
                 defaults.callbacks,
+                #[cfg(any(feature = "sqlite", feature = "postgres"))]
+                defaults.job_queue,
             )),
         };
         let inner = Arc::new(inner);

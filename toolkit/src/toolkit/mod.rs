@@ -34,6 +34,8 @@ use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
 use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::param::ParamKind;
 
 /// A declared tool group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,6 +253,16 @@ impl Toolkit {
     /// become model-visible error results. A call of a `background` tool returns a pending
     /// result at once (see [`background`](Self::background)).
     pub async fn call(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
+        self.call_as(call, ctx, true).await
+    }
+
+    /// Run a call of a background tool now, as a worker of a durable queue does.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) async fn run_job(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
+        self.call_as(call, ctx, false).await
+    }
+
+    async fn call_as(&self, call: ToolCall, ctx: &ToolContext, submit: bool) -> ToolResult {
         let ToolCall {
             id,
             name,
@@ -260,21 +272,24 @@ impl Toolkit {
             Ok(inv) => inv,
             Err(error) => return rejected(id, name, error),
         };
-        if inv.options().background {
+        if submit && inv.options().background {
             // The ledger keeps the call as the model made it.
             let arguments = inv
                 .args
                 .as_ref()
                 .map(|a| a.raw().to_string())
                 .unwrap_or_default();
-            return self.submit(
-                ToolCall {
-                    id,
-                    name,
-                    arguments,
-                },
-                inv,
-            );
+            return self
+                .submit(
+                    ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    },
+                    inv,
+                    ctx,
+                )
+                .await;
         }
         let attempts = inv.attempt_counter();
         let outcome = self.inner.stack.run(inv).await;
@@ -342,8 +357,7 @@ impl Toolkit {
     }
 
     /// Validate a background call, queue it, and answer with a pending result.
-    fn submit(&self, call: ToolCall, mut inv: ToolInvocation) -> ToolResult {
-        let refuse = |call: ToolCall, error: ToolError| rejected(call.id, call.name, error);
+    async fn submit(&self, call: ToolCall, mut inv: ToolInvocation, ctx: &ToolContext) -> ToolResult {
         // Argument errors are answered now, while the model can still correct them.
         if let Err(e) = inv
             .args
@@ -351,39 +365,37 @@ impl Toolkit {
             .map_err(|e| e.clone())
             .and_then(|a| a.validate())
         {
-            return refuse(call, e);
+            return rejected(call.id, call.name, e);
         }
-        let Ok(handle) = tokio::runtime::Handle::try_current() else {
-            return refuse(
-                call,
-                ToolError::execution("background tools need a tokio runtime").with_detail(
-                    "Toolkit::call of a background tool was awaited outside a tokio runtime",
-                ),
-            );
-        };
         let jobs = &self.inner.background;
-        let permit = match jobs.reserve() {
-            Ok(permit) => permit,
-            Err(why) => return refuse(call, ToolError::execution(why)),
-        };
-        // The job outlives this call: it stops on toolkit shutdown, not with the caller.
-        if let Ok(args) = &mut inv.args {
-            let ctx = args
-                .context()
-                .clone()
-                .with_cancellation(jobs.shutdown_token());
-            args.set_context(ctx);
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if jobs.durable().is_some() {
+            if let Err(e) = self.check_durable_context(&call.name, ctx) {
+                return rejected(call.id, call.name, e);
+            }
         }
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        let _ = ctx;
         let stack = self.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
-        let job_id = {
+        let in_process = {
             let (id, name) = (id.clone(), name.clone());
-            let job = async move {
-                let attempts = inv.attempt_counter();
-                let outcome = stack.run(inv).await;
-                ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
-            };
-            jobs.start(&handle, call, permit, job)
+            move |shutdown: tokio_util::sync::CancellationToken| {
+                // The job outlives this call: it stops on toolkit shutdown, not with the caller.
+                if let Ok(args) = &mut inv.args {
+                    let ctx = args.context().clone().with_cancellation(shutdown);
+                    args.set_context(ctx);
+                }
+                async move {
+                    let attempts = inv.attempt_counter();
+                    let outcome = stack.run(inv).await;
+                    ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
+                }
+            }
+        };
+        let job_id = match jobs.submit(call, in_process).await {
+            Ok(job_id) => job_id,
+            Err(error) => return rejected(id, name, error),
         };
         // The job id tells the model which report is this call's when it reuses call ids.
         let note = format!(
@@ -392,6 +404,53 @@ impl Toolkit {
         let mut result = ToolResult::new(id, name, Ok(ToolOutput::text(note)), 0);
         result.job = Some(Job::Pending(job_id));
         result
+    }
+
+    /// Refuse a durable background call whose context holds, at the call or agent level, a value
+    /// the tool takes by type: a worker runs the job with its toolkit's context only.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    fn check_durable_context(&self, name: &str, ctx: &ToolContext) -> Result<(), ToolError> {
+        let Some(i) = self.lookup(name) else {
+            return Ok(());
+        };
+        let local = ctx.local_type_names();
+        if local.is_empty() {
+            return Ok(());
+        }
+        let short = |ty: &str| -> String {
+            let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+            let mut ty = ty.as_str();
+            for wrapper in ["Option<", "Ctx<"] {
+                if let Some(inner) = ty.strip_prefix(wrapper).and_then(|t| t.strip_suffix('>')) {
+                    ty = inner;
+                }
+            }
+            let base = ty.split('<').next().unwrap_or(ty);
+            base.rsplit("::").next().unwrap_or(base).to_string()
+        };
+        let local: Vec<String> = local.iter().map(|t| short(t)).collect();
+        let plan = &self.inner.entries[i].plan;
+        for param in plan.params.iter().filter(|p| p.kind == ParamKind::Context) {
+            let wanted = short(param.rust_type);
+            let shadowed = wanted == "ToolContext" || local.contains(&wanted);
+            if shadowed {
+                return Err(ToolError::new(
+                    ToolErrorKind::MissingContext,
+                    format!(
+                        "tool `{name}` cannot run in the background here: it takes `{wanted}` from \
+                         the context, and durable background jobs do not carry call or agent \
+                         context"
+                    ),
+                )
+                .with_detail(format!(
+                    "the call's context holds {local:?} at the call or agent level; a worker runs \
+                     the job with its own toolkit's context only. Put `{wanted}` in the toolkit \
+                     context of the workers (ToolkitBuilder::context) instead of the call's or \
+                     agent's"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Look the tool up, check it is active, resolve its arguments, and build the invocation.

@@ -1,0 +1,62 @@
+//! The other processes of the durable-jobs tests (`tests/jobs/crash.rs`):
+//!
+//! - `jobs-child work DB QUEUE LOG CONCURRENCY`: a worker serving the queue until killed (or
+//!   until stdin closes, which shuts it down gracefully).
+//! - `jobs-child submit DB QUEUE COUNT MS`: submit COUNT calls (even `n` to `record`, odd to
+//!   `transfer`), print `submitted` and exit without waiting for any result.
+//!
+//! DB is `sqlite:PATH` or a `postgres://` URL.
+
+#[path = "fixture.rs"]
+mod fixture;
+
+use agent_toolkit::background::{JobQueue, Worker};
+use agent_toolkit::prelude::*;
+
+async fn open(db: &str, queue: &str) -> JobQueue {
+    let opened = match db.strip_prefix("sqlite:") {
+        Some(path) => JobQueue::sqlite(path).await,
+        None => JobQueue::postgres(db).await,
+    };
+    opened
+        .expect("open the job queue")
+        .name(queue)
+        .heartbeat(std::time::Duration::from_secs(1))
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["work", db, queue, log, concurrency] => {
+            let queue = open(db, queue).await;
+            let toolkit = fixture::worker_toolkit(log.into());
+            let worker = Worker::new(&toolkit, &queue).concurrency(concurrency.parse().unwrap());
+            println!("working");
+            worker
+                .run_until(async {
+                    // Shut down gracefully when the parent closes our stdin.
+                    let mut line = String::new();
+                    let _ = tokio::task::spawn_blocking(move || std::io::stdin().read_line(&mut line)).await;
+                })
+                .await
+                .expect("the worker");
+        }
+        ["submit", db, queue, count, ms] => {
+            let queue = open(db, queue).await;
+            let toolkit = fixture::submitter().job_queue(queue).build().unwrap();
+            let ctx = ToolContext::new();
+            let count: u32 = count.parse().unwrap();
+            let calls = (0..count).map(|n| {
+                let tool = if n % 2 == 0 { "record" } else { "transfer" };
+                fixture::call(&format!("call_{n}"), tool, n, ms.parse().unwrap())
+            });
+            let results = futures::future::join_all(calls.map(|c| toolkit.call(c, &ctx))).await;
+            for result in &results {
+                assert!(result.is_pending(), "{}", result.model_text());
+            }
+            println!("submitted");
+        }
+        _ => panic!("usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS (got {args:?})"),
+    }
+}

@@ -1,0 +1,30 @@
+//! [`JobError`]: why the ledger or a durable queue could not do what was asked.
+
+/// Why the background ledger, a [`JobQueue`](super::JobQueue) or a [`Worker`](super::Worker)
+/// failed. The in-process backend never fails; a durable one fails when its database does.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobError {
+    /// The database could not be reached or answered with an error. Retry once it is back:
+    /// nothing submitted before was lost.
+    #[error("the job database ({database}) failed: {message}")]
+    Database {
+        /// Which database (`sqlite:<path>` or the Postgres host and database name).
+        database: String,
+        /// What went wrong, with its causes.
+        message: String,
+    },
+    /// The queue's settings cannot work (an empty queue name, a URL that is not a database
+    /// URL, a worker concurrency of 0).
+    #[error("the job queue is misconfigured: {0}")]
+    Config(String),
+    /// A stored record could not be read back (written by a newer version of this library, or
+    /// changed by hand).
+    #[error("job {job} in the database is unreadable: {message}")]
+    Corrupt {
+        /// The job's id.
+        job: u64,
+        /// What is wrong with it.
+        message: String,
+    },
+}

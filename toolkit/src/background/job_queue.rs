@@ -1,0 +1,195 @@
+//! [`JobQueue`]: a durable queue of background jobs in SQLite or Postgres.
+
+use std::time::Duration;
+
+use super::JobError;
+
+/// A durable queue of background jobs and its ledger, in a SQLite file (feature `sqlite`) or
+/// a Postgres database (feature `postgres`), on the [apalis](https://docs.rs/apalis) job engine.
+///
+/// Give it to the toolkits that **submit** (with
+/// [`ToolkitBuilder::job_queue`](crate::toolkit::ToolkitBuilder::job_queue)) and to the
+/// [`Worker`](super::Worker)s that **run** the jobs, in the same process or in others. Cloning
+/// is cheap (one connection pool).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use agent_toolkit::background::{JobQueue, Worker};
+/// use agent_toolkit::Toolkit;
+///
+/// let queue = JobQueue::sqlite("jobs.db").await?;
+/// let toolkit = Toolkit::builder().job_queue(queue.clone()).build()?;
+/// let worker = Worker::new(&toolkit, &queue).concurrency(8);
+/// tokio::spawn(worker.run_until(async { let _ = tokio::signal::ctrl_c().await; }));
+/// # Ok(()) }
+/// ```
+///
+/// # What is guaranteed
+///
+/// - **Stored before answered**: a background call is written to the database (its ledger
+///   record and its apalis job, in one transaction) before the pending result is returned.
+/// - **Same stack, worker's toolkit**: a worker runs each job through its own toolkit's
+///   execution stack (timeouts, retries, tracing, panic guard), with that toolkit's presets and
+///   toolkit-level context. Call-level and agent-level context values are **not** carried (they
+///   are arbitrary Rust values): a call whose context holds a value the tool takes by type is
+///   refused at submission, with an error that says to put the value in the workers' toolkit
+///   context.
+/// - **At least once, never twice when it matters**: a worker that dies mid-job is noticed when
+///   it misses [`heartbeat`](Self::heartbeat)s, and its jobs go back to the queue. A job of an
+///   `idempotent` or `read_only` tool is run again; a job of any other tool that had started
+///   ends with an *outcome unknown* error
+///   ([`ToolErrorKind::OutcomeUnknown`](crate::ToolErrorKind::OutcomeUnknown)) instead of
+///   running twice. A job that had not started runs normally.
+/// - **Results by job**: each result is stored with its job id and call id, once (a second
+///   delivery of a finished job is a no-op). The ledger, `take_finished`, the results stream
+///   and `on_tool_result` read from the database, so a process that restarts still receives the
+///   results of calls it made before. Processes sharing a queue [`name`](Self::name) share its
+///   ledger: each result is taken once and reported to one of them.
+/// - **A database that goes away**: calls made meanwhile get an error result (nothing is
+///   queued behind the caller's back); workers log the error and reconnect, and a finished
+///   job's result is kept in memory and written when the database is back.
+/// - **Retention**: finished records are kept for [`retention`](Self::retention) (7 days by
+///   default), then deleted, taken or not.
+#[derive(Clone)]
+pub struct JobQueue {
+    pub(super) pool: Pool,
+    pub(super) settings: Settings,
+}
+
+/// A connection pool of one of the engines.
+#[derive(Clone)]
+pub(super) enum Pool {
+    #[cfg(feature = "sqlite")]
+    Sqlite(sqlx::SqlitePool),
+    #[cfg(feature = "postgres")]
+    Postgres(sqlx::PgPool),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Settings {
+    /// The queue's name: its apalis queue and its ledger.
+    pub(super) name: String,
+    /// Which database, for error messages.
+    pub(super) database: String,
+    pub(super) poll_interval: Duration,
+    pub(super) retention: Duration,
+    pub(super) heartbeat: Duration,
+}
+
+impl std::fmt::Debug for JobQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobQueue")
+            .field("name", &self.settings.name)
+            .field("database", &self.settings.database)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JobQueue {
+    /// Open (creating if needed) the queue in the SQLite file at `path`, and create its tables.
+    /// One file, no server: jobs survive a crash or a restart of the process; several processes
+    /// of one machine may share the file.
+    #[cfg(feature = "sqlite")]
+    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<JobQueue, JobError> {
+        use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+        let path = path.as_ref();
+        let database = format!("sqlite:{}", path.display());
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(Duration::from_secs(30));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect_with(options)
+            .await
+            .map_err(|e| super::durable::database_error(&database, &e))?;
+        let queue = JobQueue {
+            pool: Pool::Sqlite(pool),
+            settings: Settings::new(database),
+        };
+        super::durable::setup(&queue).await?;
+        Ok(queue)
+    }
+
+    /// Connect to the Postgres database at `url` (`postgres://user:password@host:port/db`) and
+    /// create the queue's tables if they are missing. Many processes on many machines may share
+    /// it.
+    #[cfg(feature = "postgres")]
+    pub async fn postgres(url: &str) -> Result<JobQueue, JobError> {
+        use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+        let options: PgConnectOptions = url.parse().map_err(|e| {
+            JobError::Config(format!("`{url}` is not a Postgres URL: {e}"))
+        })?;
+        let database = format!(
+            "postgres {}:{}/{}",
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or("postgres")
+        );
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(|e| super::durable::database_error(&database, &e))?;
+        let queue = JobQueue {
+            pool: Pool::Postgres(pool),
+            settings: Settings::new(database),
+        };
+        super::durable::setup(&queue).await?;
+        Ok(queue)
+    }
+
+    /// Use the queue named `name` (default `agent-toolkit`): queues of different names in one
+    /// database have separate jobs, workers and ledgers.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.settings.name = name.into();
+        self
+    }
+
+    /// How often a submitting process looks for finished results to report (default 20 ms).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.settings.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long finished records are kept (default 7 days). Older ones are deleted, whether or
+    /// not their results were taken.
+    pub fn retention(mut self, retention: Duration) -> Self {
+        self.settings.retention = retention;
+        self
+    }
+
+    /// How often workers tell the database they are alive (default 2 s, whole seconds). A
+    /// worker silent for three heartbeats is taken for dead and its jobs go back to the queue.
+    pub fn heartbeat(mut self, interval: Duration) -> Self {
+        self.settings.heartbeat = interval.max(Duration::from_secs(1));
+        self
+    }
+
+    /// The queue's name.
+    pub fn queue_name(&self) -> &str {
+        &self.settings.name
+    }
+
+    pub(super) fn check(&self) -> Result<(), JobError> {
+        if self.settings.name.trim().is_empty() {
+            return Err(JobError::Config("the queue name is empty".into()));
+        }
+        Ok(())
+    }
+}
+
+impl Settings {
+    fn new(database: String) -> Settings {
+        Settings {
+            name: "agent-toolkit".into(),
+            database,
+            poll_interval: Duration::from_millis(20),
+            retention: Duration::from_secs(7 * 24 * 3600),
+            heartbeat: Duration::from_secs(2),
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! [`Worker`]: runs the jobs of a durable [`JobQueue`] with a toolkit.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use apalis::prelude::{AbortError, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
+use tokio_util::sync::CancellationToken;
+
+use super::durable::{self, Payload};
+use super::job_queue::{JobQueue, Pool};
+use super::JobError;
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::result::{Job, JobId};
+use crate::tool::ToolResult;
+use crate::Toolkit;
+
+/// Runs the background jobs of a [`JobQueue`] with a toolkit: in the submitting process, or in
+/// processes of their own on other machines (any number of workers may serve one queue).
+///
+/// Each job runs through the worker's toolkit exactly as a call would (its execution stack,
+/// presets and toolkit-level context), at most [`concurrency`](Self::concurrency) at a time.
+/// The worker's toolkit must have the queue's tools: a job of a tool it lacks ends with an
+/// `unknown tool` error result naming the tools it has.
+///
+/// [`run_until`](Self::run_until) serves until a shutdown signal, then stops taking jobs, lets
+/// the running ones finish for up to [`grace`](Self::grace) (then cancels them: they end with
+/// a `Cancelled` result), and hands the jobs it had fetched but not started back to the queue.
+/// A database that goes away is logged and reconnected to; the worker never exits for it.
+pub struct Worker {
+    toolkit: Toolkit,
+    queue: JobQueue,
+    name: String,
+    concurrency: usize,
+    grace: Duration,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("name", &self.name)
+            .field("queue", &self.queue.settings.name)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Worker {
+    /// A worker running the jobs of `queue` with `toolkit`.
+    pub fn new(toolkit: &Toolkit, queue: &JobQueue) -> Worker {
+        Worker {
+            toolkit: toolkit.clone(),
+            queue: queue.clone(),
+            name: format!(
+                "worker-{}-{:08x}",
+                std::process::id(),
+                fastrand::u32(..)
+            ),
+            concurrency: 16,
+            grace: Duration::from_secs(30),
+        }
+    }
+
+    /// The worker's name (default `worker-<pid>-<random>`). Names identify live workers in
+    /// the database: two workers running at once must not share one.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Most jobs running at once (default 16).
+    pub fn concurrency(mut self, jobs: usize) -> Self {
+        self.concurrency = jobs;
+        self
+    }
+
+    /// How long running jobs may take to finish after the shutdown signal before they are
+    /// cancelled (default 30 s).
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Serve the queue until `shutdown` completes, then shut down gracefully (see the type's
+    /// docs). Fails only on bad settings; database failures are waited out.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), JobError> {
+        self.queue.check()?;
+        if self.concurrency == 0 {
+            return Err(JobError::Config("a worker's concurrency must be at least 1".into()));
+        }
+        if self.name.trim().is_empty() {
+            return Err(JobError::Config("the worker's name is empty".into()));
+        }
+        let stop = CancellationToken::new();
+        let tools = CancellationToken::new();
+        let signal = tokio::spawn({
+            let (stop, tools, grace) = (stop.clone(), tools.clone(), self.grace);
+            async move {
+                shutdown.await;
+                stop.cancel();
+                tokio::time::sleep(grace).await;
+                tools.cancel();
+            }
+        });
+        let runner = Arc::new(Runner {
+            toolkit: self.toolkit.clone(),
+            queue: self.queue.clone(),
+            worker: self.name.clone(),
+            tools: tools.clone(),
+        });
+        let mut failures = 0u32;
+        while !stop.is_cancelled() {
+            let outcome = self.serve(Arc::clone(&runner), stop.clone()).await;
+            match outcome {
+                Ok(()) => break,
+                Err(message) if !stop.is_cancelled() => {
+                    failures += 1;
+                    let wait = Duration::from_millis(250 * u64::from(failures.min(8)));
+                    tracing::warn!(
+                        worker = %self.name,
+                        error = %message,
+                        "the worker lost its job database; reconnecting in {wait:?}"
+                    );
+                    tokio::select! {
+                        _ = stop.cancelled() => break,
+                        _ = tokio::time::sleep(wait) => {}
+                    }
+                }
+                Err(message) => {
+                    tracing::debug!(worker = %self.name, error = %message, "the worker stopped")
+                }
+            }
+        }
+        signal.abort();
+        Ok(())
+    }
+
+    /// One apalis worker on the queue, until `stop` or an error.
+    async fn serve(&self, runner: Arc<Runner>, stop: CancellationToken) -> Result<(), String> {
+        let settings = &self.queue.settings;
+        let until = async move {
+            stop.cancelled().await;
+            Ok::<(), apalis::prelude::WorkerError>(())
+        };
+        let outcome = match &self.queue.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => {
+                let config = apalis_sqlite::Config::default()
+                    .queue(&settings.name)
+                    .heartbeat_interval(settings.heartbeat)
+                    .missed_heartbeats(3)
+                    .batch_size(self.concurrency.min(100));
+                let backend = apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
+                    .with_config(config);
+                WorkerBuilder::new(self.name.as_str())
+                    .backend(backend)
+                    .data(runner)
+                    .concurrency(self.concurrency)
+                    .build(run_job)
+                    .run_until(until)
+                    .await
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => {
+                let config = apalis_postgres::Config::default()
+                    .queue(&settings.name)
+                    .heartbeat_interval(settings.heartbeat)
+                    .missed_heartbeats(3)
+                    .batch_size(self.concurrency.min(100));
+                let backend = apalis_postgres::PostgresStorage::<serde_json::Value>::new(pool)
+                    .with_config(config)
+                    .with_pubsub();
+                WorkerBuilder::new(self.name.as_str())
+                    .backend(backend)
+                    .data(runner)
+                    .concurrency(self.concurrency)
+                    .build(run_job)
+                    .run_until(until)
+                    .await
+            }
+        };
+        outcome.map_err(|e| crate::util::error_chain(&e))
+    }
+}
+
+/// What every job of one worker shares.
+struct Runner {
+    toolkit: Toolkit,
+    queue: JobQueue,
+    worker: String,
+    /// Cancels the running tools (after the grace period of a shutdown).
+    tools: CancellationToken,
+}
+
+/// The apalis handler: one job, on a tokio task of its own (so jobs run on every thread of the
+/// runtime, not only the worker's).
+async fn run_job(payload: serde_json::Value, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
+    let runner = Arc::clone(&runner);
+    match tokio::spawn(async move { runner.run(payload).await }).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(Failure::Abort(message))) => Err(Box::new(AbortError::new(message))),
+        Ok(Err(Failure::Retry(error))) => Err(error.into()),
+        Err(e) => Err(format!("the job's task failed: {e}").into()),
+    }
+}
+
+/// Why a job did not run: never to be retried (apalis marks it killed), or for apalis to retry
+/// later (the database failed before anything ran).
+enum Failure {
+    Abort(String),
+    Retry(JobError),
+}
+
+impl From<JobError> for Failure {
+    fn from(error: JobError) -> Self {
+        Failure::Retry(error)
+    }
+}
+
+fn abort(message: String) -> Failure {
+    tracing::error!("{message}");
+    Failure::Abort(message)
+}
+
+impl Runner {
+    async fn run(&self, payload: serde_json::Value) -> Result<(), Failure> {
+        let queue = &self.queue.settings.name;
+        let payload: Payload = match serde_json::from_value::<Payload>(payload.clone()) {
+            Ok(p) if p.v == 1 => p,
+            _ => {
+                return Err(abort(format!(
+                    "worker `{}` refused a job of queue `{queue}` with an unsupported payload \
+                     {payload} (expected {{\"v\":1,\"job\":<id>}}, written by this library)",
+                    self.worker
+                )));
+            }
+        };
+        let id = payload.job;
+        // A database error here is apalis's to retry: nothing ran yet.
+        let Some(row) = durable::load(&self.queue, id).await? else {
+            return Err(abort(format!(
+                "worker `{}` got job {id}, which is not in the ledger of queue `{queue}`",
+                self.worker
+            )));
+        };
+        if row.state == "finished" || row.state == "failed" {
+            // Delivered again after its result was stored: it already ran.
+            return Ok(());
+        }
+        let call = row.call();
+        let repeatable = self
+            .toolkit
+            .options(&call.name)
+            .is_some_and(|o| o.annotations.idempotent || o.annotations.read_only);
+        if !repeatable {
+            if row.state == "running" {
+                let error = ToolError::new(
+                    ToolErrorKind::OutcomeUnknown,
+                    format!(
+                        "tool `{}` was running when its worker stopped; it may or may not have \
+                         taken effect, and it is not run again because it is not idempotent. \
+                         Check before calling it again.",
+                        call.name
+                    ),
+                );
+                let mut result = ToolResult::new(call.id, call.name, Err(error), 1);
+                result.job = Some(Job::Finished(JobId(id)));
+                self.store(id, &result).await;
+                return Ok(());
+            }
+            if !durable::begin(&self.queue, id).await? {
+                return Ok(());
+            }
+        }
+        let ctx = ToolContext::new().with_cancellation(self.tools.child_token());
+        let mut result = self.toolkit.run_job(call, &ctx).await;
+        result.job = Some(Job::Finished(JobId(id)));
+        self.store(id, &result).await;
+        Ok(())
+    }
+
+    /// Write the result, waiting out a database that went away (the result is in memory until
+    /// then); give up only when the worker's tools were cancelled at shutdown.
+    async fn store(&self, id: u64, result: &ToolResult) {
+        let mut wait = Duration::from_millis(100);
+        loop {
+            match durable::finish(&self.queue, id, result).await {
+                Ok(true) => return,
+                Ok(false) => {
+                    tracing::warn!(job = id, "job already had a result; this run's result is dropped");
+                    return;
+                }
+                Err(e) if self.tools.is_cancelled() => {
+                    tracing::error!(job = id, error = %e, "the result of job {id} could not be stored before shutdown");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(job = id, error = %e, "cannot store the result of job {id}; retrying in {wait:?}");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+    }
+}
+
