@@ -7,6 +7,7 @@ mod db;
 #[path = "fixture.rs"]
 mod fixture;
 
+mod bad_input;
 mod crash;
 mod engines;
 

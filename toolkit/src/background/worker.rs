@@ -111,6 +111,7 @@ impl Worker {
             queue: self.queue.clone(),
             worker: self.name.clone(),
             tools: tools.clone(),
+            running: Default::default(),
         });
         let mut failures = 0u32;
         while !stop.is_cancelled() {
@@ -194,6 +195,9 @@ struct Runner {
     worker: String,
     /// Cancels the running tools (after the grace period of a shutdown).
     tools: CancellationToken,
+    /// Jobs this worker is running: a job delivered again while it runs here (apalis took the
+    /// worker for dead while its database was away) is left to the run in progress.
+    running: std::sync::Mutex<std::collections::HashSet<u64>>,
 }
 
 /// The apalis handler: one job, on a tokio task of its own (so jobs run on every thread of the
@@ -205,6 +209,26 @@ async fn run_job(payload: serde_json::Value, runner: Data<Arc<Runner>>) -> Resul
         Ok(Err(Failure::Abort(message))) => Err(Box::new(AbortError::new(message))),
         Ok(Err(Failure::Retry(error))) => Err(error.into()),
         Err(e) => Err(format!("the job's task failed: {e}").into()),
+    }
+}
+
+/// A job's place in [`Runner::running`], left when dropped.
+struct Running<'a> {
+    set: &'a std::sync::Mutex<std::collections::HashSet<u64>>,
+    id: u64,
+}
+
+impl<'a> Running<'a> {
+    fn enter(set: &'a std::sync::Mutex<std::collections::HashSet<u64>>, id: u64) -> Option<Self> {
+        crate::util::lock(set)
+            .insert(id)
+            .then_some(Running { set, id })
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        crate::util::lock(self.set).remove(&self.id);
     }
 }
 
@@ -231,12 +255,27 @@ impl Runner {
         let queue = &self.queue.settings.name;
         let payload: Payload = match serde_json::from_value::<Payload>(payload.clone()) {
             Ok(p) if p.v == 1 => p,
-            _ => {
-                return Err(abort(format!(
+            parsed => {
+                let message = format!(
                     "worker `{}` refused a job of queue `{queue}` with an unsupported payload \
-                     {payload} (expected {{\"v\":1,\"job\":<id>}}, written by this library)",
+                     {payload} (expected {{\"v\":1,\"job\":<id>}}, written by this version \
+                     of agent-toolkit)",
                     self.worker
-                )));
+                );
+                // A payload that still names its job ends that job with the reason.
+                if let Ok(p) = parsed {
+                    if let Some(row) = durable::load(&self.queue, p.job).await? {
+                        let error = ToolError::execution(
+                            "the background job could not be run: its stored form is not one \
+                             this worker reads",
+                        )
+                        .with_detail(message.clone());
+                        let mut result = ToolResult::new(row.call_id.as_str(), row.tool, Err(error), 0);
+                        result.job = Some(Job::Finished(JobId(p.job)));
+                        self.store(p.job, &result).await;
+                    }
+                }
+                return Err(abort(message));
             }
         };
         let id = payload.job;
@@ -251,6 +290,10 @@ impl Runner {
             // Delivered again after its result was stored: it already ran.
             return Ok(());
         }
+        let Some(_running) = Running::enter(&self.running, id) else {
+            // Delivered again while this worker runs it: the run in progress stores the result.
+            return Ok(());
+        };
         let call = row.call();
         let repeatable = self
             .toolkit
