@@ -41,7 +41,11 @@ mod card;
 mod emit;
 mod http;
 mod options;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod replicas;
 mod rpc;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod task_store;
 mod tool_server;
 mod v03;
 mod validate;
@@ -49,9 +53,16 @@ mod validate;
 pub use agent_server::{A2aAgentServer, Replies};
 pub use http::{CardFn, a2a_router};
 pub use options::ServerOptions;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use task_store::SqlTaskStore;
 pub use tool_server::A2aToolServer;
 pub use validate::SendCheck;
 
 /// The executor contract of `a2a-server-lf`, re-exported for [`a2a_router`]: implement
 /// [`AgentExecutor`] to serve an agent of your own with this module's HTTP layer.
 pub use a2a_server::{AgentExecutor, ExecutorContext};
+
+/// The task-store contract of `a2a-server-lf` and its in-memory store (the servers' default),
+/// re-exported for the durable `SqlTaskStore` (features `postgres`, `sqlite`), which implements
+/// it.
+pub use a2a_server::task_store::{InMemoryTaskStore, StoredTask, TaskStore, TaskVersion};
