@@ -9,18 +9,21 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use agent_toolkit::ReActAgent;
 use agent_toolkit::a2a::server::{
-    A2aToolServer, InMemoryTaskStore, ServerOptions, SqlTaskStore, TaskStore,
+    A2aAgentServer, A2aToolServer, InMemoryTaskStore, ServerOptions, SqlTaskStore, TaskStore,
 };
 use agent_toolkit::a2a::types::{
     ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
 };
+use agent_toolkit::model::Role as ModelRole;
+use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 
 use crate::db;
-use crate::fixtures::{Probe, V1, call_message, post, serve, toolkit};
+use crate::fixtures::{Probe, V1, call_message, post, serve, toolkit, uuid, weather_agent};
 
 fn task(id: &str, context: &str, state: TaskState, seconds: Option<i64>) -> Task {
     let timestamp = seconds.map(|s| {
@@ -469,4 +472,119 @@ async fn a_database_that_goes_away_gives_errors_and_comes_back() {
         after["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{after:#}"
     );
+}
+
+/// The second half of the weather agent's script (`fixtures::weather_agent`), for a server
+/// that never saw the first: it must find the client's result after the question and its own
+/// call, then the whole exchange when asked again.
+fn weather_agent_after_restart(
+    _context: &str,
+) -> Result<ReActAgent, agent_toolkit::error::ConfigError> {
+    let model = ScriptedModel::default()
+        .then_expect(
+            |req| {
+                let texts: Vec<&str> = req.messages.iter().map(|m| m.content.as_str()).collect();
+                let asked = req
+                    .messages
+                    .iter()
+                    .any(|m| m.role == ModelRole::User && m.content.contains("weather in Paris"));
+                let called = req.messages.iter().any(|m| {
+                    m.role == ModelRole::Assistant
+                        && m.tool_calls.iter().any(|c| c.name == "get_weather")
+                });
+                let last = req.messages.last().ok_or("no messages")?;
+                (asked && called && last.role == ModelRole::Tool && last.content.contains("18"))
+                    .then_some(())
+                    .ok_or_else(|| format!("the conversation was not restored: {texts:?}"))
+            },
+            ScriptedTurn::text("It is 18°C in Paris."),
+        )
+        .then_expect(
+            |req| {
+                let texts: Vec<&str> = req.messages.iter().map(|m| m.content.as_str()).collect();
+                texts
+                    .iter()
+                    .any(|t| t.contains("It is 18°C in Paris."))
+                    .then_some(())
+                    .ok_or_else(|| format!("the answer was not kept: {texts:?}"))
+            },
+            ScriptedTurn::text("Still 18°C."),
+        );
+    ReActAgent::builder(model).build()
+}
+
+fn weather_question(context: &str) -> Value {
+    json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context, "parts": [
+        {"text": "What's the weather in Paris?"},
+        {"data": {"tools": [{"type": "function", "function": {"name": "get_weather",
+            "description": "Current weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]},
+         "mediaType": "application/json", "metadata": {"type": "tool-definitions", "format": "openai"}}]})
+}
+
+/// A conversation waiting for the client's tool result on one server is continued by a new
+/// server on the same database (a restart): the result on the same task, then a new question.
+async fn conversations_survive_a_restart(first: SqlTaskStore, second: SqlTaskStore) {
+    let context = uuid();
+    let before = A2aAgentServer::new(weather_agent).options(ServerOptions::new().task_store(first));
+    let before = serve(before.router()).await;
+    let asked = rpc(
+        &before,
+        "SendMessage",
+        json!({"message": weather_question(&context)}),
+    )
+    .await;
+    let task = &asked["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked:#}"
+    );
+    let call = &task["status"]["message"]["parts"][0]["data"]["tool_calls"][0];
+
+    let after = A2aAgentServer::new(weather_agent_after_restart)
+        .options(ServerOptions::new().task_store(second));
+    let after = serve(after.router()).await;
+    let results = json!({"messageId": uuid(), "role": "ROLE_USER", "taskId": task["id"],
+        "contextId": context, "parts": [{"data": {"tool_results": [{"tool_call_id": call["id"],
+        "name": "get_weather", "content": "{\"temp_c\": 18}", "is_error": false}]},
+        "mediaType": "application/json", "metadata": {"type": "tool-results"}}]});
+    let answered = rpc(&after, "SendMessage", json!({"message": results})).await;
+    let done = &answered["result"]["task"];
+    assert_eq!(
+        done["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answered:#}"
+    );
+    assert_eq!(
+        done["artifacts"][0]["parts"][0]["text"],
+        "It is 18°C in Paris."
+    );
+
+    let again = json!({"messageId": uuid(), "role": "ROLE_USER", "contextId": context,
+                       "parts": [{"text": "And now?"}]});
+    let answered = rpc(&after, "SendMessage", json!({"message": again})).await;
+    let done = &answered["result"]["task"];
+    assert_eq!(
+        done["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answered:#}"
+    );
+    assert_eq!(done["artifacts"][0]["parts"][0]["text"], "Still 18°C.");
+}
+
+#[tokio::test]
+async fn agent_conversations_survive_a_restart_on_postgres() {
+    let Some(pg) = db::Postgres::start() else {
+        return;
+    };
+    let url = pg.database("conversations");
+    let first = SqlTaskStore::postgres(&url).await.unwrap();
+    let second = SqlTaskStore::postgres(&url).await.unwrap();
+    conversations_survive_a_restart(first, second).await;
+}
+
+#[tokio::test]
+async fn agent_conversations_survive_a_restart_on_sqlite() {
+    let file = db::SqliteFile::new("a2a-conversations");
+    let first = SqlTaskStore::sqlite(file.path()).await.unwrap();
+    let second = SqlTaskStore::sqlite(file.path()).await.unwrap();
+    conversations_survive_a_restart(first, second).await;
 }

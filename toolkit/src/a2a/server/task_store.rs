@@ -90,6 +90,11 @@ const SELECT_ONE: &str = "SELECT task, version FROM a2a_tasks WHERE id = $1";
 const FILTER: &str = "($1 IS NULL OR context_id = $1) AND ($2 IS NULL OR state = $2) \
     AND ($3 IS NULL OR status_ns > $3)";
 
+const LOAD_CONVERSATION: &str = "SELECT state FROM a2a_conversations WHERE context_id = $1";
+const SAVE_CONVERSATION: &str = "INSERT INTO a2a_conversations (context_id, state, updated_ns) \
+    VALUES ($1, $2, $3) ON CONFLICT (context_id) DO UPDATE \
+    SET state = excluded.state, updated_ns = excluded.updated_ns";
+
 /// The connection pool of one engine.
 #[derive(Clone)]
 enum Pool {
@@ -252,6 +257,41 @@ impl SqlTaskStore {
         let version = i64::try_from(version)
             .map_err(|_| A2AError::invalid_request(format!("version {version} is too large")))?;
         self.write(task, Some(version)).await
+    }
+
+    /// The stored state of the conversation `context_id` of an agent server.
+    pub(crate) async fn load_conversation(
+        &self,
+        context_id: &str,
+    ) -> Result<Option<serde_json::Value>, A2AError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query(LOAD_CONVERSATION)
+                .bind(context_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(|e| self.error("reading a conversation", e))?;
+            row.map(|row| row.try_get::<Json<serde_json::Value>, _>(0).map(|j| j.0))
+                .transpose()
+                .map_err(|e| self.error("reading a stored conversation", e))
+        })
+    }
+
+    /// Stores the conversation `context_id` of an agent server.
+    pub(crate) async fn save_conversation(
+        &self,
+        context_id: &str,
+        state: &serde_json::Value,
+    ) -> Result<(), A2AError> {
+        on_pool!(self, pool => {
+            sqlx::query(SAVE_CONVERSATION)
+                .bind(context_id)
+                .bind(Json(state))
+                .bind(now_ns())
+                .execute(pool)
+                .await
+                .map(drop)
+                .map_err(|e| self.error("storing a conversation", e))
+        })
     }
 
     /// The Postgres pool, for the server's `LISTEN` on cancels; `None` on SQLite.
