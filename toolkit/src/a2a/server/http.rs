@@ -37,7 +37,7 @@ struct AppState {
 /// endpoint at `/`, for A2A 1.0 and 0.3 (see the [module docs](super)). `card` is called for
 /// every card request (the `options` set its name, description and version where given);
 /// `check` runs on every `SendMessage` before a task is created. Tasks live in memory, or in
-/// the options' [`task_store`](ServerOptions::task_store) (whose cancels from other servers
+/// the options' `task_store` (features `postgres`, `sqlite`; its cancels from other servers
 /// then reach `executor`'s [`cancel`](AgentExecutor::cancel) here).
 ///
 /// [`A2aToolServer`](super::A2aToolServer) and [`A2aAgentServer`](super::A2aAgentServer) are
