@@ -151,7 +151,9 @@ impl A2aAgentServer {
     }
 
     /// How many conversations to keep (default 1024); past it, the least recently used idle
-    /// one is forgotten.
+    /// one is forgotten. With a durable task store (`ServerOptions::task_store`) this bounds
+    /// the memory only: a forgotten conversation is read back from the database when it
+    /// continues.
     pub fn max_contexts(mut self, n: usize) -> Self {
         self.max_contexts = n.max(1);
         self
