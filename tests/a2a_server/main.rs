@@ -5,6 +5,9 @@
 //!
 //! The modules that start Python or Node peers need the `interop` feature.
 
+#[cfg(all(feature = "postgres", feature = "sqlite"))]
+#[path = "../db/mod.rs"]
+mod db;
 #[path = "../peers/mod.rs"]
 mod peers;
 #[path = "../tls/mod.rs"]
@@ -12,6 +15,8 @@ mod tls;
 
 mod agent;
 mod bad_input;
+#[cfg(all(feature = "postgres", feature = "sqlite"))]
+mod durable;
 mod fixtures;
 #[cfg(feature = "interop")]
 mod js;

@@ -96,7 +96,15 @@ impl Postgres {
     pub fn database(&self, name: &str) -> String {
         self.run_tool(
             "createdb",
-            &["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", name],
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                name,
+            ],
         );
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
@@ -106,7 +114,14 @@ impl Postgres {
     pub fn stop(&self) {
         self.run_tool(
             "pg_ctl",
-            &["-D", self.data().to_str().unwrap(), "-m", "immediate", "-w", "stop"],
+            &[
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
         );
     }
 
@@ -162,7 +177,13 @@ impl Drop for Postgres {
             None => Command::new(self.bin.join("pg_ctl")),
         };
         let _ = command
-            .args(["-D", self.data().to_str().unwrap(), "-m", "immediate", "stop"])
+            .args([
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "immediate",
+                "stop",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
@@ -208,7 +229,8 @@ fn find_bin() -> Option<PathBuf> {
         return Some(newest);
     }
     std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths).find(|p| p.join("initdb").exists() && p.join("pg_ctl").exists())
+        std::env::split_paths(&paths)
+            .find(|p| p.join("initdb").exists() && p.join("pg_ctl").exists())
     })
 }
 

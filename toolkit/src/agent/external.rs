@@ -174,6 +174,24 @@ impl ReActAgent {
         }
     }
 
+    /// The conversation and the run waiting in it (for an A2A agent server to store).
+    #[cfg(all(feature = "a2a", any(feature = "postgres", feature = "sqlite")))]
+    pub(crate) fn conversation(&self) -> (&[Message], Option<&PausedRun>) {
+        (&self.memory, self.suspended.as_ref())
+    }
+
+    /// Puts back a conversation [`conversation`](Self::conversation) gave, in an agent built
+    /// like the one that had it (an A2A agent server's new process).
+    #[cfg(all(feature = "a2a", any(feature = "postgres", feature = "sqlite")))]
+    pub(crate) fn restore_conversation(
+        &mut self,
+        memory: Vec<Message>,
+        suspended: Option<PausedRun>,
+    ) {
+        self.memory = memory;
+        self.suspended = suspended;
+    }
+
     pub(super) fn check_external(&self, tools: &[ToolDefinition]) -> Result<(), AgentError> {
         let mut seen = std::collections::HashSet::new();
         for def in tools {

@@ -36,7 +36,9 @@ struct AppState {
 /// The axum router of an A2A server running `executor`: the card routes and the JSON-RPC
 /// endpoint at `/`, for A2A 1.0 and 0.3 (see the [module docs](super)). `card` is called for
 /// every card request (the `options` set its name, description and version where given);
-/// `check` runs on every `SendMessage` before a task is created. Tasks live in memory.
+/// `check` runs on every `SendMessage` before a task is created. Tasks live in memory, or in
+/// the options' `task_store` (features `postgres`, `sqlite`; its cancels from other servers
+/// then reach `executor`'s [`cancel`](AgentExecutor::cancel) here).
 ///
 /// [`A2aToolServer`](super::A2aToolServer) and [`A2aAgentServer`](super::A2aAgentServer) are
 /// built on it; use it directly to serve an executor of your own.
@@ -47,8 +49,15 @@ pub fn a2a_router(
     options: ServerOptions,
 ) -> Router {
     let capabilities = card().capabilities;
-    let handler = DefaultRequestHandler::new(executor, InMemoryTaskStore::new())
-        .with_capabilities(capabilities);
+    let handler = match options.durable_store() {
+        #[cfg(any(feature = "postgres", feature = "sqlite"))]
+        Some(store) => DefaultRequestHandler::new(
+            super::replicas::Replicated::new(executor, store.clone()),
+            store.clone(),
+        ),
+        _ => DefaultRequestHandler::new(executor, InMemoryTaskStore::new()),
+    }
+    .with_capabilities(capabilities);
     let handler = Arc::new(Validated::new(handler, check));
     let official = a2a_server::jsonrpc::jsonrpc_router(handler.clone());
     let state = AppState {

@@ -28,10 +28,37 @@
 //! when the method is one neither generation has); every JSON-RPC error comes with HTTP 200, as
 //! the A2A JSON-RPC binding says, and the server keeps serving.
 //!
+//! # Durable tasks, replicas and cancellation
+//!
+//! By default the tasks live in memory (`a2a-server-lf`'s `InMemoryTaskStore`): a restart
+//! forgets them, and each server knows only its own. With the features `postgres` or `sqlite`,
+//! `ServerOptions::task_store` takes a `SqlTaskStore` (`SqlTaskStore::postgres(url)`,
+//! `SqlTaskStore::sqlite(path)`), which keeps the tasks — and an [`A2aAgentServer`]'s
+//! conversations — in the database:
+//!
+//! - tasks survive a restart, and every server on the same database (replicas behind a load
+//!   balancer) answers `GetTask`, `ListTasks` and `CancelTask` for every task, wherever it runs;
+//! - a `CancelTask` answered by one server stops the run on the server that runs it. On
+//!   Postgres the cancel is stored and announced in one transaction (`NOTIFY`), and every
+//!   server `LISTEN`s (and, after a lost connection, checks the tasks it runs, since
+//!   notifications sent meanwhile are lost). On SQLite, meant for the processes of one machine,
+//!   each server reads the state of the tasks it runs every half second while any run. Either
+//!   way the run's [`CancellationToken`](crate::CancellationToken) fires, as for a local cancel;
+//!   a run that reports progress is also stopped at its next event, which the store refuses
+//!   for a cancelled task;
+//! - an agent server reads a conversation from the database before each turn and writes it
+//!   after, so a conversation can move between servers (one turn at a time: two servers
+//!   running turns of one conversation at once each write their own result);
+//! - a database that cannot be reached fails each request with `-32603` naming the database
+//!   problem, and the server recovers when the database is back.
+//!
+//! Streams (`SendStreamingMessage`, `SubscribeToTask`) stay on the server that runs the task.
+//!
 //! Inside, dependencies point one way: `options`, `rpc` (JSON-RPC error answers), `validate`
 //! (the checks before a task exists, [`SendCheck`]) and `emit` (an executor's events) are
 //! leaves; `card` builds the served card; `v03` serves the 0.3 binding; `http`
-//! ([`a2a_router`]) puts them together; the two servers are built on it.
+//! ([`a2a_router`]) puts them together; the two servers are built on it. With a database,
+//! `task_store` keeps the tasks and `replicas` carries cancels between servers.
 //!
 //! [`DefaultRequestHandler`]: a2a_server::DefaultRequestHandler
 //! [`AgentExecutor`]: a2a_server::AgentExecutor
@@ -41,7 +68,11 @@ mod card;
 mod emit;
 mod http;
 mod options;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod replicas;
 mod rpc;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod task_store;
 mod tool_server;
 mod v03;
 mod validate;
@@ -49,9 +80,16 @@ mod validate;
 pub use agent_server::{A2aAgentServer, Replies};
 pub use http::{CardFn, a2a_router};
 pub use options::ServerOptions;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub use task_store::SqlTaskStore;
 pub use tool_server::A2aToolServer;
 pub use validate::SendCheck;
 
 /// The executor contract of `a2a-server-lf`, re-exported for [`a2a_router`]: implement
 /// [`AgentExecutor`] to serve an agent of your own with this module's HTTP layer.
 pub use a2a_server::{AgentExecutor, ExecutorContext};
+
+/// The task-store contract of `a2a-server-lf` and its in-memory store (the servers' default),
+/// re-exported for the durable `SqlTaskStore` (features `postgres`, `sqlite`), which implements
+/// it.
+pub use a2a_server::task_store::{InMemoryTaskStore, StoredTask, TaskStore, TaskVersion};

@@ -29,6 +29,8 @@ pub struct ServerOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_body_bytes: Option<usize>,
     pub(crate) public_url: Option<String>,
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    pub(crate) task_store: Option<super::SqlTaskStore>,
 }
 
 /// The default request body limit: 2 MiB.
@@ -81,6 +83,28 @@ impl ServerOptions {
         self
     }
 
+    /// Keep the tasks (and an agent server's conversations) in `store`, a Postgres or SQLite
+    /// database, instead of in memory (the default): they survive a restart, and every server
+    /// given a store on the same database serves the same tasks, cancels included (see
+    /// [`SqlTaskStore`](super::SqlTaskStore)).
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    pub fn task_store(mut self, store: super::SqlTaskStore) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// The durable store set, if any (always `None` without the database features).
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    pub(crate) fn durable_store(&self) -> Option<&super::SqlTaskStore> {
+        self.task_store.as_ref()
+    }
+
+    /// The durable store set, if any (always `None` without the database features).
+    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+    pub(crate) fn durable_store(&self) -> Option<std::convert::Infallible> {
+        None
+    }
+
     /// The body limit in force: the one set (capped at the official router's), or 2 MiB.
     pub(crate) fn body_limit(&self) -> usize {
         self.max_body_bytes
@@ -105,8 +129,8 @@ impl ServerOptions {
 impl fmt::Debug for ServerOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The token is a secret: say whether there is one, never what it is.
-        f.debug_struct("ServerOptions")
-            .field("name", &self.name)
+        let mut f = f.debug_struct("ServerOptions");
+        f.field("name", &self.name)
             .field("description", &self.description)
             .field("version", &self.version)
             .field(
@@ -114,7 +138,9 @@ impl fmt::Debug for ServerOptions {
                 &self.bearer_token.as_ref().map(|_| "<redacted>"),
             )
             .field("max_body_bytes", &self.body_limit())
-            .field("public_url", &self.public_url)
-            .finish()
+            .field("public_url", &self.public_url);
+        #[cfg(any(feature = "postgres", feature = "sqlite"))]
+        f.field("task_store", &self.task_store);
+        f.finish()
     }
 }

@@ -67,6 +67,9 @@ pub(super) struct Shared {
     pub(super) replies: Replies,
     pub(super) closer: Weak<TaskCloser>,
     pub(super) state: Mutex<State>,
+    /// Where conversations are kept besides memory (`stored`), when the server has one.
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    pub(super) store: Option<crate::a2a::server::SqlTaskStore>,
 }
 
 impl Shared {

@@ -29,10 +29,27 @@ impl AgentExecutor for ChatExecutor {
             .insert(ctx.task_id.clone(), token.clone());
         let shared = self.shared.clone();
         tokio::spawn(async move {
-            match session {
+            let restored = match &session {
                 Ok(session) => {
+                    let mut guard = tokio::select! {
+                        guard = session.lock() => guard,
+                        _ = token.cancelled() => {
+                            lock(&shared.state).running.remove(&events.task_id);
+                            return;
+                        }
+                    };
+                    shared.restore(&ctx.context_id, &mut guard).await
+                }
+                Err(text) => Err(text.clone()),
+            };
+            match (session, restored) {
+                (Ok(session), Ok(())) => {
                     let run = std::panic::AssertUnwindSafe(turn::turn(
-                        &shared, session, ctx, &events, token,
+                        &shared,
+                        session.clone(),
+                        ctx,
+                        &events,
+                        token,
                     ));
                     if run.catch_unwind().await.is_err() {
                         tracing::error!(task_id = %events.task_id, "the agent panicked");
@@ -40,8 +57,11 @@ impl AgentExecutor for ChatExecutor {
                         let message = events.agent_message(vec![Part::text(text)]);
                         events.status(TaskState::Failed, Some(message)).await;
                     }
+                    shared
+                        .save(&events.context_id, &*session.lock().await)
+                        .await;
                 }
-                Err(text) => {
+                (_, Err(text)) | (Err(text), _) => {
                     let message = events.agent_message(vec![Part::text(text)]);
                     let task = events.new_task(
                         TaskState::Submitted,
@@ -84,6 +104,18 @@ impl AgentExecutor for ChatExecutor {
                 {
                     session.announced_by = None;
                     session.close_pending();
+                    drop(session);
+                    // The conversation changed outside a turn: store it.
+                    let (shared, context_id) = (self.shared.clone(), ctx.context_id.clone());
+                    let session = lock(&shared.state)
+                        .contexts
+                        .get(&context_id)
+                        .map(|c| c.session.clone());
+                    if let Some(session) = session {
+                        tokio::spawn(async move {
+                            shared.save(&context_id, &*session.lock().await).await;
+                        });
+                    }
                 }
             }
         }

@@ -4,13 +4,15 @@
 //! This file owns the server, its card and the checks a message passes before a task exists;
 //! the wire rules are on [`A2aAgentServer`]. Inside, dependencies point one way: `pending`
 //! (matching results to calls) and `reply` (the reply kind of each turn, [`Replies`]) are
-//! leaves; `conversations` keeps one agent per `contextId`; `turn` runs one message to its
-//! reply; `executor` runs turns and cancels them.
+//! leaves; `conversations` keeps one agent per `contextId`, and `stored` keeps them in the
+//! durable task store when there is one; `turn` runs one message to its reply; `executor`
+//! runs turns and cancels them.
 
 mod conversations;
 mod executor;
 mod pending;
 mod reply;
+mod stored;
 mod turn;
 
 use std::collections::HashMap;
@@ -149,7 +151,9 @@ impl A2aAgentServer {
     }
 
     /// How many conversations to keep (default 1024); past it, the least recently used idle
-    /// one is forgotten.
+    /// one is forgotten. With a durable task store (`ServerOptions::task_store`) this bounds
+    /// the memory only: a forgotten conversation is read back from the database when it
+    /// continues.
     pub fn max_contexts(mut self, n: usize) -> Self {
         self.max_contexts = n.max(1);
         self
@@ -194,6 +198,8 @@ impl A2aAgentServer {
                 clock: 0,
                 max_contexts: self.max_contexts,
             }),
+            #[cfg(any(feature = "postgres", feature = "sqlite"))]
+            store: self.options.durable_store().cloned(),
         });
         let router = a2a_router(
             ChatExecutor { shared },
