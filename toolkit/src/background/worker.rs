@@ -220,9 +220,9 @@ struct Running<'a> {
 
 impl<'a> Running<'a> {
     fn enter(set: &'a std::sync::Mutex<std::collections::HashSet<u64>>, id: u64) -> Option<Self> {
-        crate::util::lock(set)
-            .insert(id)
-            .then_some(Running { set, id })
+        let entered = crate::util::lock(set).insert(id);
+        // Lazily: a `Running` made for nothing would leave (and lock) the set when dropped.
+        entered.then(|| Running { set, id })
     }
 }
 
