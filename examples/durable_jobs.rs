@@ -16,7 +16,10 @@ use agent_toolkit::prelude::*;
 #[tool(background, idempotent)]
 async fn render_report(quarter: String, #[ctx] office: Ctx<Office>) -> String {
     tokio::time::sleep(Duration::from_millis(200)).await;
-    format!("{quarter} report for the {} office: revenue up 12%", office.0)
+    format!(
+        "{quarter} report for the {} office: revenue up 12%",
+        office.0
+    )
 }
 
 /// Email a file (simulated). Not idempotent: never run twice, even after a crash.
@@ -29,8 +32,10 @@ async fn send_email(to: String, subject: String) -> String {
 /// A value every worker puts in its toolkit's context.
 struct Office(&'static str);
 
-fn tools() -> ToolkitBuilder {
-    Toolkit::builder().register(RenderReport).register(SendEmail)
+fn tools() -> agent_toolkit::toolkit::ToolkitBuilder {
+    Toolkit::builder()
+        .register(RenderReport)
+        .register(SendEmail)
 }
 
 #[tokio::main]

@@ -106,5 +106,8 @@ async fn jobs_with_one_call_id_are_each_reported_to_the_model() {
         "{}",
         pending[2]
     );
-    assert_eq!(kit.background().by_call_id("call_0").await.unwrap().len(), 3);
+    assert_eq!(
+        kit.background().by_call_id("call_0").await.unwrap().len(),
+        3
+    );
 }

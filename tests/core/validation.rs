@@ -317,7 +317,11 @@ async fn bad_input_is_refused_before_background_submission_and_before_approval()
     .await;
     assert_eq!(err(&refused).kind(), ToolErrorKind::InvalidArguments);
     assert!(
-        kit.background().by_call_id("call-1").await.unwrap().is_empty(),
+        kit.background()
+            .by_call_id("call-1")
+            .await
+            .unwrap()
+            .is_empty(),
         "nothing queued"
     );
     let queued = call(

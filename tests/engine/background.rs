@@ -58,13 +58,19 @@ async fn a_background_call_answers_at_once_and_reports_later() {
     assert!(ledger.pending().await.unwrap().is_empty());
     assert_eq!(ledger.finished().await.unwrap().len(), 1);
     assert_eq!(ledger.failed().await.unwrap().len(), 1);
-    let j1 = ledger.get(pending.job_id().unwrap()).await.unwrap().unwrap();
+    let j1 = ledger
+        .get(pending.job_id().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(j1.status, JobStatus::Finished);
     assert_eq!(j1.call.name, "long_job");
     assert_eq!(j1.call.arguments, r#"{"ms": 60, "fail": false}"#);
     assert_eq!(ledger.by_call_id("j1").await.unwrap().len(), 1);
     let taken: Vec<_> = ledger
-        .take_finished().await.unwrap()
+        .take_finished()
+        .await
+        .unwrap()
         .iter()
         .map(|r| r.call_id.to_string())
         .collect();
@@ -216,7 +222,11 @@ async fn a_reused_call_id_loses_no_result() {
     for pending in [&first, &second, &other] {
         assert!(pending.is_pending(), "{}", pending.model_text());
     }
-    assert_eq!(kit.background().pending().await.unwrap().len(), 3, "three jobs, not one");
+    assert_eq!(
+        kit.background().pending().await.unwrap().len(),
+        3,
+        "three jobs, not one"
+    );
 
     let mut streamed = Vec::new();
     for _ in 0..3 {
@@ -241,7 +251,9 @@ async fn a_reused_call_id_loses_no_result() {
     assert_eq!(ledger.finished().await.unwrap().len(), 2);
     assert_eq!(ledger.failed().await.unwrap().len(), 1);
     let taken: Vec<String> = ledger
-        .take_finished().await.unwrap()
+        .take_finished()
+        .await
+        .unwrap()
         .iter()
         .map(|r| format!("{} {} {}", r.call_id, r.name, r.model_text()))
         .collect();
@@ -293,6 +305,12 @@ async fn a_reused_call_id_loses_no_result() {
         Some(ids[1]),
         "a finished result names its job"
     );
-    assert_eq!(ledger.get(ids[2]).await.unwrap().unwrap().status, JobStatus::Failed);
-    assert_eq!(ledger.get(ids[2]).await.unwrap().unwrap().call.name, "other_job");
+    assert_eq!(
+        ledger.get(ids[2]).await.unwrap().unwrap().status,
+        JobStatus::Failed
+    );
+    assert_eq!(
+        ledger.get(ids[2]).await.unwrap().unwrap().call.name,
+        "other_job"
+    );
 }

@@ -25,7 +25,11 @@ fn psql(url: &str, sql: &str) {
         .args([url, "-v", "ON_ERROR_STOP=1", "-qc", sql])
         .output()
         .expect("run psql");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Jobs whose stored payload was changed (by hand, or written by another version) are refused
@@ -33,15 +37,32 @@ fn psql(url: &str, sql: &str) {
 /// goes on with the other jobs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsupported_payloads_end_with_clear_errors() {
-    let Some(pg) = db::Postgres::start() else { return };
+    let Some(pg) = db::Postgres::start() else {
+        return;
+    };
     let url = pg.database("payloads");
     let db = Db::Postgres(pg, url.clone());
     let queue = db.queue("payloads").await;
-    let kit = fixture::submitter().job_queue(queue.clone()).build().unwrap();
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
     let ctx = ToolContext::new();
-    let newer = kit.call(call("p1", "record", 1, 1), &ctx).await.job_id().unwrap();
-    let garbage = kit.call(call("p2", "record", 2, 1), &ctx).await.job_id().unwrap();
-    let fine = kit.call(call("p3", "record", 3, 1), &ctx).await.job_id().unwrap();
+    let newer = kit
+        .call(call("p1", "record", 1, 1), &ctx)
+        .await
+        .job_id()
+        .unwrap();
+    let garbage = kit
+        .call(call("p2", "record", 2, 1), &ctx)
+        .await
+        .job_id()
+        .unwrap();
+    let fine = kit
+        .call(call("p3", "record", 3, 1), &ctx)
+        .await
+        .job_id()
+        .unwrap();
     psql(
         &url,
         &format!(
@@ -51,7 +72,9 @@ async fn unsupported_payloads_end_with_clear_errors() {
     );
     let garbage_task = psql_value(
         &url,
-        &format!("SELECT id FROM apalis.jobs WHERE convert_from(job, 'UTF8') LIKE '%\"job\":{garbage}}}%'"),
+        &format!(
+            "SELECT id FROM apalis.jobs WHERE convert_from(job, 'UTF8') LIKE '%\"job\":{garbage}}}%'"
+        ),
     );
     psql(
         &url,
@@ -61,7 +84,8 @@ async fn unsupported_payloads_end_with_clear_errors() {
         ),
     );
 
-    let log = std::env::temp_dir().join(format!("agent-toolkit-payloads-{}.log", std::process::id()));
+    let log =
+        std::env::temp_dir().join(format!("agent-toolkit-payloads-{}.log", std::process::id()));
     let worker_kit = fixture::worker_toolkit(log.clone());
     let (stop, signal) = stop_signal();
     let worker = tokio::spawn(Worker::new(&worker_kit, &queue).run_until(signal));
@@ -74,7 +98,10 @@ async fn unsupported_payloads_end_with_clear_errors() {
                 &url,
                 &format!("SELECT status FROM apalis.jobs WHERE id = '{garbage_task}'"),
             );
-            if a.status != JobStatus::Pending && c.status != JobStatus::Pending && engine == "Killed" {
+            if a.status != JobStatus::Pending
+                && c.status != JobStatus::Pending
+                && engine == "Killed"
+            {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -84,8 +111,19 @@ async fn unsupported_payloads_end_with_clear_errors() {
     .expect("the worker went on");
     let a = ledger.get(newer).await.unwrap().unwrap();
     let error = a.result.unwrap().outcome.unwrap_err();
-    assert!(error.message().contains("stored form is not one this worker reads"), "{error:?}");
-    assert!(error.source().unwrap().to_string().contains("unsupported payload"));
+    assert!(
+        error
+            .message()
+            .contains("stored form is not one this worker reads"),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .source()
+            .unwrap()
+            .to_string()
+            .contains("unsupported payload")
+    );
     let c = ledger.get(fine).await.unwrap().unwrap();
     assert_eq!(c.result.unwrap().model_text(), "recorded 3");
     // The other one names no job: the engine marks it killed, and its call never ran.
@@ -102,24 +140,38 @@ async fn unsupported_payloads_end_with_clear_errors() {
 /// when the database is back; nothing is lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_that_goes_away_loses_nothing() {
-    let Some(pg) = db::Postgres::start() else { return };
+    let Some(pg) = db::Postgres::start() else {
+        return;
+    };
     let url = pg.database("outage");
     let queue = agent_toolkit::background::JobQueue::postgres(&url)
         .await
         .unwrap()
         .name("outage")
         .heartbeat(Duration::from_secs(1));
-    let kit = fixture::submitter().job_queue(queue.clone()).build().unwrap();
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
     let ctx = ToolContext::new();
     let mut jobs = Vec::new();
     for n in 0..8 {
         let tool = if n % 2 == 0 { "record" } else { "transfer" };
-        jobs.push(kit.call(call(&format!("o{n}"), tool, n, 1500), &ctx).await.job_id().unwrap());
+        jobs.push(
+            kit.call(call(&format!("o{n}"), tool, n, 1500), &ctx)
+                .await
+                .job_id()
+                .unwrap(),
+        );
     }
     let log = std::env::temp_dir().join(format!("agent-toolkit-outage-{}.log", std::process::id()));
     let worker_kit = fixture::worker_toolkit(log.clone());
     let (stop, signal) = stop_signal();
-    let worker = tokio::spawn(Worker::new(&worker_kit, &queue).concurrency(8).run_until(signal));
+    let worker = tokio::spawn(
+        Worker::new(&worker_kit, &queue)
+            .concurrency(8)
+            .run_until(signal),
+    );
     // Every tool is running (each sleeps 1.5 s) when the database stops.
     tokio::time::timeout(Duration::from_secs(30), async {
         while fixture::runs(&log).len() < 8 {
@@ -134,9 +186,15 @@ async fn a_database_that_goes_away_loses_nothing() {
     let error = refused.error().expect("no queue to put it in");
     assert_eq!(error.kind(), ToolErrorKind::Execution);
     assert!(error.is_retryable());
-    assert!(error.message().contains("could not be queued"), "{}", error.message());
+    assert!(
+        error.message().contains("could not be queued"),
+        "{}",
+        error.message()
+    );
     match kit.background().pending().await {
-        Err(JobError::Database { database, .. }) => assert!(database.contains("outage"), "{database}"),
+        Err(JobError::Database { database, .. }) => {
+            assert!(database.contains("outage"), "{database}")
+        }
         other => panic!("expected a database error, got {other:?}"),
     }
 
@@ -157,11 +215,23 @@ async fn a_database_that_goes_away_loses_nothing() {
         } else {
             format!("transferred {n}")
         };
-        assert_eq!(result.model_text(), expected, "the run that was going on was kept");
+        assert_eq!(
+            result.model_text(),
+            expected,
+            "the run that was going on was kept"
+        );
     }
     let runs = fixture::runs(&log);
-    assert!(runs.iter().filter(|((tool, _), _)| tool == "transfer").all(|(_, r)| r.len() == 1));
+    assert!(
+        runs.iter()
+            .filter(|((tool, _), _)| tool == "transfer")
+            .all(|(_, r)| r.len() == 1)
+    );
     stop.send(()).unwrap();
-    tokio::time::timeout(Duration::from_secs(60), worker).await.unwrap().unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(60), worker)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     let _ = std::fs::remove_file(log);
 }

@@ -37,7 +37,9 @@ async fn main() {
                 .run_until(async {
                     // Shut down gracefully when the parent closes our stdin.
                     let mut line = String::new();
-                    let _ = tokio::task::spawn_blocking(move || std::io::stdin().read_line(&mut line)).await;
+                    let _ =
+                        tokio::task::spawn_blocking(move || std::io::stdin().read_line(&mut line))
+                            .await;
                 })
                 .await
                 .expect("the worker");
@@ -57,6 +59,8 @@ async fn main() {
             }
             println!("submitted");
         }
-        _ => panic!("usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS (got {args:?})"),
+        _ => panic!(
+            "usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS (got {args:?})"
+        ),
     }
 }

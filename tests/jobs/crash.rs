@@ -75,7 +75,10 @@ async fn crash_and_recover(db: Db, engine: &str) {
         .expect("worker B finishes the queue")
         .unwrap();
     drop(b.stdin.take()); // graceful stop
-    tokio::time::timeout(Duration::from_secs(60), b.wait()).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(60), b.wait())
+        .await
+        .unwrap()
+        .unwrap();
 
     // None lost, none duplicated: every job has exactly one result, handed out once.
     let taken = kit.background().take_finished().await.unwrap();
@@ -93,15 +96,27 @@ async fn crash_and_recover(db: Db, engine: &str) {
     let mut rerun = 0;
     for r in &taken {
         let n: u32 = r.call_id.trim_start_matches("call_").parse().unwrap();
-        let started = runs.get(&(r.name.clone(), n)).map(Vec::as_slice).unwrap_or(&[]);
+        let started = runs
+            .get(&(r.name.clone(), n))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         if r.name == "record" {
             // Idempotent: completed, re-run if A died under it.
-            assert_eq!(r.model_text(), format!("recorded {n}"), "{}", r.model_text());
+            assert_eq!(
+                r.model_text(),
+                format!("recorded {n}"),
+                "{}",
+                r.model_text()
+            );
             assert!(!started.is_empty());
             rerun += usize::from(started.len() > 1);
         } else {
             // Never run twice; a run A started and never finished is *outcome unknown*.
-            assert!(started.len() <= 1, "transfer {n} ran {} times", started.len());
+            assert!(
+                started.len() <= 1,
+                "transfer {n} ran {} times",
+                started.len()
+            );
             match &r.outcome {
                 Ok(out) => assert_eq!(out.as_text(), format!("transferred {n}")),
                 Err(e) => {
@@ -118,7 +133,10 @@ async fn crash_and_recover(db: Db, engine: &str) {
     }
     // A had 16 calls in flight when it died; with half of them transfers, some must be
     // outcome-unknown (and any idempotent ones re-ran).
-    assert!(unknown + rerun > 0, "the kill landed between jobs: nothing was in flight");
+    assert!(
+        unknown + rerun > 0,
+        "the kill landed between jobs: nothing was in flight"
+    );
     let records = kit.background().failed().await.unwrap();
     assert!(records.iter().all(|r| r.status == JobStatus::Failed));
     eprintln!("crash test: {unknown} transfers outcome unknown, {rerun} records re-run");

@@ -59,18 +59,30 @@ async fn round_trip(db: Db) {
     let again = kit.call(call("c1", "transfer", u32::MAX, 10), &ctx).await;
     assert_ne!(again.job_id(), Some(job));
     // Argument errors are answered at once and never queued.
-    let bad = kit.call(ToolCall::new("c2", "record", r#"{"n": "x"}"#), &ctx).await;
+    let bad = kit
+        .call(ToolCall::new("c2", "record", r#"{"n": "x"}"#), &ctx)
+        .await;
     assert_eq!(bad.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
-    assert_eq!(kit.background().pending().await.unwrap().len(), 2);
+    // A JSON result, stored and read back as JSON.
+    let square = kit
+        .call(ToolCall::new("c3", "square", r#"{"n": 12}"#), &ctx)
+        .await
+        .job_id()
+        .unwrap();
+    assert_eq!(kit.background().pending().await.unwrap().len(), 3);
 
     let log = temp_log("round-trip");
     let worker_kit = fixture::worker_toolkit(log.clone());
     let (stop, signal) = stop_signal();
-    let worker = tokio::spawn(Worker::new(&worker_kit, &queue).concurrency(4).run_until(signal));
+    let worker = tokio::spawn(
+        Worker::new(&worker_kit, &queue)
+            .concurrency(4)
+            .run_until(signal),
+    );
     settle(&kit, 30).await;
 
     let mut streamed = Vec::new();
-    while streamed.len() < 2 {
+    while streamed.len() < 3 {
         let r = tokio::time::timeout(Duration::from_secs(10), stream.next())
             .await
             .expect("results are streamed")
@@ -79,17 +91,33 @@ async fn round_trip(db: Db) {
     }
     streamed.sort_by_key(|r| r.job_id());
     assert_eq!(streamed[0].model_text(), "recorded 1");
-    assert_eq!(streamed[0].job, Some(agent_toolkit::background::Job::Finished(job)));
+    assert_eq!(
+        streamed[0].job,
+        Some(agent_toolkit::background::Job::Finished(job))
+    );
     assert_eq!(streamed[1].error().unwrap().message(), "no such account");
-    assert_eq!(delivered.lock().unwrap().len(), 2, "callbacks heard both");
+    assert_eq!(streamed[2].job_id(), Some(square));
+    assert_eq!(streamed[2].model_text(), "144");
+    assert!(
+        streamed[2].output().unwrap().structured().is_some(),
+        "still JSON"
+    );
+    assert_eq!(
+        delivered.lock().unwrap().len(),
+        3,
+        "callbacks heard all three"
+    );
 
     let ledger = kit.background();
-    assert_eq!(ledger.finished().await.unwrap().len(), 1);
+    assert_eq!(ledger.finished().await.unwrap().len(), 2);
     assert_eq!(ledger.failed().await.unwrap().len(), 1);
     assert_eq!(ledger.by_call_id("c1").await.unwrap().len(), 2);
     let taken = ledger.take_finished().await.unwrap();
-    assert_eq!(taken.len(), 2);
-    assert!(ledger.take_finished().await.unwrap().is_empty(), "taken once");
+    assert_eq!(taken.len(), 3);
+    assert!(
+        ledger.take_finished().await.unwrap().is_empty(),
+        "taken once"
+    );
 
     stop.send(()).unwrap();
     worker.await.unwrap().unwrap();
@@ -124,10 +152,18 @@ async fn results_survive_a_restart_of_the_submitter(db: Db) {
     let queue = db.queue("restart").await;
     let ctx = ToolContext::new();
     let jobs = {
-        let kit = fixture::submitter().job_queue(queue.clone()).build().unwrap();
+        let kit = fixture::submitter()
+            .job_queue(queue.clone())
+            .build()
+            .unwrap();
         let mut jobs = Vec::new();
         for n in 0..5 {
-            jobs.push(kit.call(call(&format!("r{n}"), "record", n, 1), &ctx).await.job_id().unwrap());
+            jobs.push(
+                kit.call(call(&format!("r{n}"), "record", n, 1), &ctx)
+                    .await
+                    .job_id()
+                    .unwrap(),
+            );
         }
         jobs
     };
@@ -177,32 +213,69 @@ async fn postgres_results_survive_a_restart_of_the_submitter() {
 async fn call_context_and_unknown_tools_get_clear_errors() {
     let db = Db::sqlite("refusals");
     let queue = db.queue("refusals").await;
-    let kit = fixture::submitter().job_queue(queue.clone()).build().unwrap();
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
 
     let ctx = ToolContext::new().with(fixture::Tenant("globex".into()));
-    let refused = kit.call(ToolCall::new("t1", "tenant_report", "{}"), &ctx).await;
+    let refused = kit
+        .call(ToolCall::new("t1", "tenant_report", "{}"), &ctx)
+        .await;
     let error = refused.error().expect("refused at submission");
     assert_eq!(error.kind(), ToolErrorKind::MissingContext);
-    assert!(error.message().contains("takes `Tenant` from the context"), "{}", error.message());
-    assert!(error.source().unwrap().to_string().contains("ToolkitBuilder::context"));
+    assert!(
+        error.message().contains("takes `Tenant` from the context"),
+        "{}",
+        error.message()
+    );
+    assert!(
+        error
+            .source()
+            .unwrap()
+            .to_string()
+            .contains("ToolkitBuilder::context")
+    );
     // Without a call-level value, the worker's own toolkit context serves it.
     let plain = ToolContext::new();
-    let accepted = kit.call(ToolCall::new("t2", "tenant_report", "{}"), &plain).await;
+    let accepted = kit
+        .call(ToolCall::new("t2", "tenant_report", "{}"), &plain)
+        .await;
     assert!(accepted.is_pending());
-    let unknown = kit.call(ToolCall::new("a1", "audit", r#"{"n": 7}"#), &plain).await;
+    let unknown = kit
+        .call(ToolCall::new("a1", "audit", r#"{"n": 7}"#), &plain)
+        .await;
     assert!(unknown.is_pending());
 
     let log = temp_log("refusals");
     let worker_kit = fixture::worker_toolkit(log.clone());
     let (stop, signal) = stop_signal();
-    let worker = tokio::spawn(Worker::new(&worker_kit, &queue).name("only-worker").run_until(signal));
+    let worker = tokio::spawn(
+        Worker::new(&worker_kit, &queue)
+            .name("only-worker")
+            .run_until(signal),
+    );
     settle(&kit, 30).await;
-    let report = kit.background().get(accepted.job_id().unwrap()).await.unwrap().unwrap();
+    let report = kit
+        .background()
+        .get(accepted.job_id().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(report.result.unwrap().model_text(), "report for acme");
-    let audit = kit.background().get(unknown.job_id().unwrap()).await.unwrap().unwrap();
+    let audit = kit
+        .background()
+        .get(unknown.job_id().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     let error = audit.result.unwrap().outcome.unwrap_err();
     assert_eq!(error.kind(), ToolErrorKind::UnknownTool);
-    assert!(error.message().contains("no tool named `audit`"), "{}", error.message());
+    assert!(
+        error.message().contains("no tool named `audit`"),
+        "{}",
+        error.message()
+    );
     stop.send(()).unwrap();
     worker.await.unwrap().unwrap();
     let _ = std::fs::remove_file(log);
@@ -214,8 +287,15 @@ async fn bad_configuration_is_a_typed_error() {
     let error = agent_toolkit::background::JobQueue::postgres("mysql://nope")
         .await
         .unwrap_err();
-    assert!(matches!(error, JobError::Config(_) | JobError::Database { .. }), "{error}");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    assert!(
+        matches!(error, JobError::Config(_) | JobError::Database { .. }),
+        "{error}"
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let error = agent_toolkit::background::JobQueue::postgres(&format!(
         "postgres://postgres@127.0.0.1:{port}/none"
     ))
@@ -226,4 +306,50 @@ async fn bad_configuration_is_a_typed_error() {
     };
     assert!(database.contains(&port.to_string()), "{database}");
     assert!(!message.is_empty());
+}
+
+/// Batches of calls submitted at once while a worker runs and results stream back: every
+/// batch completes (SQLite serializes the writers of submissions, the worker and the reports).
+async fn batches_while_working(db: Db) {
+    let queue = db.queue("batches").await;
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    let mut results = kit.background().results();
+    let log = temp_log("batches");
+    let worker_kit = fixture::worker_toolkit(log.clone());
+    let (stop, signal) = stop_signal();
+    let worker = tokio::spawn(
+        Worker::new(&worker_kit, &queue)
+            .concurrency(16)
+            .run_until(signal),
+    );
+    let ctx = ToolContext::new();
+    for batch in 0..3u32 {
+        let calls =
+            (0..200u32).map(|n| call(&format!("b{batch}-{n}"), "record", batch * 1000 + n, 0));
+        let pending = futures::future::join_all(calls.map(|c| kit.call(c, &ctx))).await;
+        assert!(pending.iter().all(ToolResult::is_pending), "batch {batch}");
+        for _ in 0..200 {
+            tokio::time::timeout(Duration::from_secs(30), results.next())
+                .await
+                .unwrap_or_else(|_| panic!("batch {batch} did not complete"))
+                .unwrap();
+        }
+    }
+    stop.send(()).unwrap();
+    worker.await.unwrap().unwrap();
+    let _ = std::fs::remove_file(log);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_batches_while_working() {
+    batches_while_working(Db::sqlite("batches")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_batches_while_working() {
+    let Some(db) = Db::postgres() else { return };
+    batches_while_working(db).await;
 }

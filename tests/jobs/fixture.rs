@@ -45,6 +45,12 @@ async fn transfer(#[ctx] log: Ctx<RunLog>, n: u32, ms: u64) -> Result<String, To
     Ok(format!("transferred {n}"))
 }
 
+/// Square `n` (a JSON result).
+#[tool(background, read_only)]
+async fn square(n: u64) -> u64 {
+    n * n
+}
+
 /// A tool the workers of the tests do not have (submitters only).
 #[tool(background)]
 async fn audit(n: u32) -> String {
@@ -67,6 +73,7 @@ pub fn worker_toolkit(log: PathBuf) -> Toolkit {
         .register(Record)
         .register(Transfer)
         .register(TenantReport)
+        .register(Square)
         .context(RunLog(log))
         .context(Tenant("acme".into()))
         .build()
@@ -80,6 +87,7 @@ pub fn submitter() -> agent_toolkit::toolkit::ToolkitBuilder {
         .register(Transfer)
         .register(Audit)
         .register(TenantReport)
+        .register(Square)
 }
 
 /// A call of `tool` with `n` and `ms`.

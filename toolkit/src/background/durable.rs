@@ -45,6 +45,7 @@ macro_rules! on_pool {
     };
 }
 
+#[cfg(feature = "postgres")]
 const LEDGER_POSTGRES: &str = "
 CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
     id BIGSERIAL PRIMARY KEY,
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
     finished_ms BIGINT
 )";
 
+#[cfg(feature = "sqlite")]
 const LEDGER_SQLITE: &str = "
 CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -217,7 +219,7 @@ impl Row {
 struct StoredResult {
     v: u32,
     attempts: u32,
-    #[serde(flatten)]
+    // Not flattened: serde cannot flatten a `RawValue`.
     outcome: StoredOutcome,
 }
 
@@ -543,10 +545,23 @@ impl Durable {
         rows.sort_by_key(|r| r.id);
         let mut results = Vec::with_capacity(rows.len());
         for row in rows {
-            match row.result.as_deref().map(|text| decode_result(&row, text)) {
-                Some(Ok(result)) => results.push(result),
-                Some(Err(e)) => tracing::error!(error = %e, "a stored result is unreadable"),
-                None => {}
+            let Some(text) = row.result.as_deref() else {
+                continue;
+            };
+            match decode_result(&row, text) {
+                Ok(result) => results.push(result),
+                // Still the job's one result: say what happened rather than drop it.
+                Err(e) => {
+                    tracing::error!(error = %e, "a stored result is unreadable");
+                    let error = ToolError::execution(
+                        "the result of this background call could not be read back",
+                    )
+                    .with_detail(e.to_string());
+                    let mut result =
+                        ToolResult::new(row.call_id.as_str(), row.tool.as_str(), Err(error), 0);
+                    result.job = Some(Job::Finished(JobId(row.id as u64)));
+                    results.push(result);
+                }
             }
         }
         Ok(results)

@@ -119,9 +119,9 @@ impl JobQueue {
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<JobQueue, JobError> {
         use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-        let options: PgConnectOptions = url.parse().map_err(|e| {
-            JobError::Config(format!("`{url}` is not a Postgres URL: {e}"))
-        })?;
+        let options: PgConnectOptions = url
+            .parse()
+            .map_err(|e| JobError::Config(format!("`{url}` is not a Postgres URL: {e}")))?;
         let database = format!(
             "postgres {}:{}/{}",
             options.get_host(),

@@ -44,14 +44,14 @@
 //! `take_finished` are marked, not removed); a durable one keeps them for the queue's
 //! [`retention`](JobQueue::retention).
 
-mod in_process;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod durable;
+mod in_process;
+mod job_error;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod job_queue;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod worker;
-mod job_error;
 
 use std::sync::Arc;
 use std::time::SystemTime;

@@ -7,14 +7,14 @@ use std::time::Duration;
 use apalis::prelude::{AbortError, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
 use tokio_util::sync::CancellationToken;
 
+use super::JobError;
 use super::durable::{self, Payload};
 use super::job_queue::{JobQueue, Pool};
-use super::JobError;
+use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
-use crate::tool::result::{Job, JobId};
 use crate::tool::ToolResult;
-use crate::Toolkit;
+use crate::tool::result::{Job, JobId};
 
 /// Runs the background jobs of a [`JobQueue`] with a toolkit: in the submitting process, or in
 /// processes of their own on other machines (any number of workers may serve one queue).
@@ -52,11 +52,7 @@ impl Worker {
         Worker {
             toolkit: toolkit.clone(),
             queue: queue.clone(),
-            name: format!(
-                "worker-{}-{:08x}",
-                std::process::id(),
-                fastrand::u32(..)
-            ),
+            name: format!("worker-{}-{:08x}", std::process::id(), fastrand::u32(..)),
             concurrency: 16,
             grace: Duration::from_secs(30),
         }
@@ -90,7 +86,9 @@ impl Worker {
     ) -> Result<(), JobError> {
         self.queue.check()?;
         if self.concurrency == 0 {
-            return Err(JobError::Config("a worker's concurrency must be at least 1".into()));
+            return Err(JobError::Config(
+                "a worker's concurrency must be at least 1".into(),
+            ));
         }
         if self.name.trim().is_empty() {
             return Err(JobError::Config("the worker's name is empty".into()));
@@ -263,17 +261,17 @@ impl Runner {
                     self.worker
                 );
                 // A payload that still names its job ends that job with the reason.
-                if let Ok(p) = parsed {
-                    if let Some(row) = durable::load(&self.queue, p.job).await? {
-                        let error = ToolError::execution(
-                            "the background job could not be run: its stored form is not one \
+                if let Ok(p) = parsed
+                    && let Some(row) = durable::load(&self.queue, p.job).await?
+                {
+                    let error = ToolError::execution(
+                        "the background job could not be run: its stored form is not one \
                              this worker reads",
-                        )
-                        .with_detail(message.clone());
-                        let mut result = ToolResult::new(row.call_id.as_str(), row.tool, Err(error), 0);
-                        result.job = Some(Job::Finished(JobId(p.job)));
-                        self.store(p.job, &result).await;
-                    }
+                    )
+                    .with_detail(message.clone());
+                    let mut result = ToolResult::new(row.call_id.as_str(), row.tool, Err(error), 0);
+                    result.job = Some(Job::Finished(JobId(p.job)));
+                    self.store(p.job, &result).await;
                 }
                 return Err(abort(message));
             }
@@ -334,7 +332,10 @@ impl Runner {
             match durable::finish(&self.queue, id, result).await {
                 Ok(true) => return,
                 Ok(false) => {
-                    tracing::warn!(job = id, "job already had a result; this run's result is dropped");
+                    tracing::warn!(
+                        job = id,
+                        "job already had a result; this run's result is dropped"
+                    );
                     return;
                 }
                 Err(e) if self.tools.is_cancelled() => {
@@ -350,4 +351,3 @@ impl Runner {
         }
     }
 }
-

@@ -33,9 +33,9 @@ use crate::dialect::{Dialect, NameMap};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
-use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::param::ParamKind;
+use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
 /// A declared tool group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,17 +279,18 @@ impl Toolkit {
                 .as_ref()
                 .map(|a| a.raw().to_string())
                 .unwrap_or_default();
-            return self
-                .submit(
-                    ToolCall {
-                        id,
-                        name,
-                        arguments,
-                    },
-                    inv,
-                    ctx,
-                )
-                .await;
+            // Boxed: the submission (a database round trip with a durable queue) would
+            // otherwise grow every call's future, foreground ones included.
+            return Box::pin(self.submit(
+                ToolCall {
+                    id,
+                    name,
+                    arguments,
+                },
+                inv,
+                ctx,
+            ))
+            .await;
         }
         let attempts = inv.attempt_counter();
         let outcome = self.inner.stack.run(inv).await;
@@ -357,7 +358,12 @@ impl Toolkit {
     }
 
     /// Validate a background call, queue it, and answer with a pending result.
-    async fn submit(&self, call: ToolCall, mut inv: ToolInvocation, ctx: &ToolContext) -> ToolResult {
+    async fn submit(
+        &self,
+        call: ToolCall,
+        mut inv: ToolInvocation,
+        ctx: &ToolContext,
+    ) -> ToolResult {
         // Argument errors are answered now, while the model can still correct them.
         if let Err(e) = inv
             .args
@@ -369,10 +375,10 @@ impl Toolkit {
         }
         let jobs = &self.inner.background;
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
-        if jobs.durable().is_some() {
-            if let Err(e) = self.check_durable_context(&call.name, ctx) {
-                return rejected(call.id, call.name, e);
-            }
+        if jobs.durable().is_some()
+            && let Err(e) = self.check_durable_context(&call.name, ctx)
+        {
+            return rejected(call.id, call.name, e);
         }
         #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
         let _ = ctx;
