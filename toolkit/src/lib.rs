@@ -52,7 +52,8 @@
 //!    your layers, approval, the whole-call limit, retries ([`RetryPolicy`]), the per-attempt
 //!    limit, a panic guard, the tool. [`Toolkit::call_all`] runs one model turn's calls
 //!    concurrently, in call order; `background` tools answer at once and report later
-//!    ([`background`]).
+//!    ([`background`]), from this process's queue or, with the `sqlite` and `postgres`
+//!    features, from a durable queue that worker processes on other machines serve.
 //! 6. **Result** — exactly one [`ToolResult`] per call: a [`ToolOutput`] for the model (text or
 //!    JSON, plus metadata it never sees), or a [`ToolError`] with a kind
 //!    ([`error::ToolErrorKind`]) and a message the model can act on.

@@ -91,13 +91,18 @@ impl JobQueue {
     /// of one machine may share the file.
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<JobQueue, JobError> {
-        use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+        use sqlx::sqlite::{
+            SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+        };
         let path = path.as_ref();
         let database = format!("sqlite:{}", path.display());
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
+            // With the write-ahead log, a commit survives the process (a crash, `kill -9`); only
+            // the machine losing power may take the last commits with it.
+            .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(30));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
@@ -149,7 +154,8 @@ impl JobQueue {
         self
     }
 
-    /// How often a submitting process looks for finished results to report (default 20 ms).
+    /// How often idle workers look for new jobs and submitting processes for finished results
+    /// (default 20 ms).
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.settings.poll_interval = interval.max(Duration::from_millis(1));
         self

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apalis::prelude::{AbortError, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
+use apalis::prelude::{AbortError, BackendExt, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
 use tokio_util::sync::CancellationToken;
 
 use super::JobError;
@@ -153,8 +153,10 @@ impl Worker {
                     .heartbeat_interval(settings.heartbeat)
                     .missed_heartbeats(3)
                     .batch_size(self.concurrency.min(100));
+                // SQLite tells no other process of new jobs: look every poll interval.
                 let backend = apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
-                    .with_config(config);
+                    .with_config(config)
+                    .poll_with_interval(settings.poll_interval);
                 WorkerBuilder::new(self.name.as_str())
                     .backend(backend)
                     .data(runner)
@@ -172,7 +174,7 @@ impl Worker {
                     .batch_size(self.concurrency.min(100));
                 let backend = apalis_postgres::PostgresStorage::<serde_json::Value>::new(pool)
                     .with_config(config)
-                    .with_pubsub();
+                    .poll_with_interval(settings.poll_interval);
                 WorkerBuilder::new(self.name.as_str())
                     .backend(backend)
                     .data(runner)
