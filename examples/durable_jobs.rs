@@ -16,10 +16,10 @@ use agent_toolkit::prelude::*;
 #[tool(background, idempotent)]
 async fn render_report(quarter: String, #[ctx] office: Ctx<Office>) -> String {
     tokio::time::sleep(Duration::from_millis(200)).await;
-    format!(
-        "{quarter} report for the {} office: revenue up 12%",
-        office.0
-    )
+    {
+        let Office(city) = &*office;
+        format!("{quarter} report for the {city} office: revenue up 12%")
+    }
 }
 
 /// Email a file (simulated). Not idempotent: never run twice, even after a crash.

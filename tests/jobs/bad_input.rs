@@ -129,7 +129,7 @@ async fn unsupported_payloads_end_with_clear_errors() {
     // The other one names no job: the engine marks it killed, and its call never ran.
     let b = ledger.get(garbage).await.unwrap().unwrap();
     assert_eq!(b.status, JobStatus::Pending);
-    assert!(fixture::runs(&log).get(&("record".into(), 2)).is_none());
+    assert!(!fixture::runs(&log).contains_key(&("record".into(), 2)));
     stop.send(()).unwrap();
     worker.await.unwrap().unwrap();
     let _ = std::fs::remove_file(log);
@@ -155,8 +155,12 @@ async fn a_database_that_goes_away_loses_nothing() {
         .unwrap();
     let ctx = ToolContext::new();
     let mut jobs = Vec::new();
-    for n in 0..8 {
-        let tool = if n % 2 == 0 { "record" } else { "transfer" };
+    for n in 0..8u32 {
+        let tool = if n.is_multiple_of(2) {
+            "record"
+        } else {
+            "transfer"
+        };
         jobs.push(
             kit.call(call(&format!("o{n}"), tool, n, 1500), &ctx)
                 .await
@@ -210,7 +214,7 @@ async fn a_database_that_goes_away_loses_nothing() {
     assert_eq!(ids, jobs, "every job has its one result");
     for result in &taken {
         let n: u32 = result.call_id.trim_start_matches('o').parse().unwrap();
-        let expected = if n % 2 == 0 {
+        let expected = if n.is_multiple_of(2) {
             format!("recorded {n}")
         } else {
             format!("transferred {n}")

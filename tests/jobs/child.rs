@@ -50,7 +50,11 @@ async fn main() {
             let ctx = ToolContext::new();
             let count: u32 = count.parse().unwrap();
             let calls = (0..count).map(|n| {
-                let tool = if n % 2 == 0 { "record" } else { "transfer" };
+                let tool = if n.is_multiple_of(2) {
+                    "record"
+                } else {
+                    "transfer"
+                };
                 fixture::call(&format!("call_{n}"), tool, n, ms.parse().unwrap())
             });
             let results = futures::future::join_all(calls.map(|c| toolkit.call(c, &ctx))).await;

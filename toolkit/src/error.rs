@@ -55,6 +55,7 @@ impl ToolErrorKind {
     }
 
     /// The kind named by [`as_str`](Self::as_str).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn parse(name: &str) -> Option<ToolErrorKind> {
         use ToolErrorKind::*;
         [

@@ -38,7 +38,7 @@ use super::JobError;
 ///   it misses [`heartbeat`](Self::heartbeat)s, and its jobs go back to the queue. A job of an
 ///   `idempotent` or `read_only` tool is run again; a job of any other tool that had started
 ///   ends with an *outcome unknown* error
-///   ([`ToolErrorKind::OutcomeUnknown`](crate::ToolErrorKind::OutcomeUnknown)) instead of
+///   ([`ToolErrorKind::OutcomeUnknown`](crate::error::ToolErrorKind::OutcomeUnknown)) instead of
 ///   running twice. A job that had not started runs normally.
 /// - **Results by job**: each result is stored with its job id and call id, once (a second
 ///   delivery of a finished job is a no-op). The ledger, `take_finished`, the results stream

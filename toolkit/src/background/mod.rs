@@ -29,7 +29,7 @@
 //!   [`JobQueue`] for what is guaranteed: a call is stored before its pending result is
 //!   returned; a job runs at least once, and a tool that is neither `idempotent` nor
 //!   `read_only` is never run twice (after a worker dies mid-job it ends *outcome unknown*,
-//!   [`ToolErrorKind::OutcomeUnknown`](crate::ToolErrorKind::OutcomeUnknown)); results are
+//!   [`ToolErrorKind::OutcomeUnknown`](crate::error::ToolErrorKind::OutcomeUnknown)); results are
 //!   read back from the database, so a process that restarts still gets the results of the
 //!   calls it made before.
 //!
