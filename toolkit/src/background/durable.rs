@@ -45,10 +45,11 @@ macro_rules! on_pool {
     };
 }
 
-#[cfg(feature = "postgres")]
-const LEDGER_POSTGRES: &str = "
+/// The ledger table; `{id}` and `{int}` are the engine's auto-increment key and 64-bit
+/// integer.
+const LEDGER: &str = "
 CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-    id BIGSERIAL PRIMARY KEY,
+    id {id},
     queue TEXT NOT NULL,
     call_id TEXT NOT NULL,
     tool TEXT NOT NULL,
@@ -58,26 +59,13 @@ CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
     runs INTEGER NOT NULL DEFAULT 0,
     taken BOOLEAN NOT NULL DEFAULT FALSE,
     notified BOOLEAN NOT NULL DEFAULT FALSE,
-    submitted_ms BIGINT NOT NULL,
-    finished_ms BIGINT
+    submitted_ms {int} NOT NULL,
+    finished_ms {int}
 )";
 
-#[cfg(feature = "sqlite")]
-const LEDGER_SQLITE: &str = "
-CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    arguments TEXT NOT NULL,
-    state TEXT NOT NULL,
-    result TEXT,
-    runs INTEGER NOT NULL DEFAULT 0,
-    taken BOOLEAN NOT NULL DEFAULT FALSE,
-    notified BOOLEAN NOT NULL DEFAULT FALSE,
-    submitted_ms INTEGER NOT NULL,
-    finished_ms INTEGER
-)";
+fn ledger_table(id: &str, int: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(LEDGER.replace("{id}", id).replace("{int}", int))
+}
 
 const INDEXES: [&str; 3] = [
     "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_state ON agent_toolkit_jobs (queue, state, id)",
@@ -128,7 +116,7 @@ pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
                     message: crate::util::error_chain(&e),
                 })?;
             let mut tx = pool.begin().await.map_err(fail)?;
-            sqlx::query(LEDGER_SQLITE)
+            sqlx::query(ledger_table("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"))
                 .execute(&mut *tx)
                 .await
                 .map_err(fail)?;
@@ -151,7 +139,7 @@ pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
                 .execute(&mut *tx)
                 .await
                 .map_err(fail)?;
-            sqlx::query(LEDGER_POSTGRES)
+            sqlx::query(ledger_table("BIGSERIAL PRIMARY KEY", "BIGINT"))
                 .execute(&mut *tx)
                 .await
                 .map_err(fail)?;

@@ -145,6 +145,19 @@ impl Worker {
             stop.cancelled().await;
             Ok::<(), apalis::prelude::WorkerError>(())
         };
+        // The same worker on either engine's backend (their types differ).
+        macro_rules! run_on {
+            ($backend:expr) => {
+                WorkerBuilder::new(self.name.as_str())
+                    .backend($backend)
+                    .data(runner)
+                    .concurrency(self.concurrency)
+                    .build(run_job)
+                    .run_until(until)
+                    .await
+            };
+        }
+        let batch = self.concurrency.min(100);
         let outcome = match &self.queue.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
@@ -152,18 +165,13 @@ impl Worker {
                     .queue(&settings.name)
                     .heartbeat_interval(settings.heartbeat)
                     .missed_heartbeats(3)
-                    .batch_size(self.concurrency.min(100));
+                    .batch_size(batch);
                 // SQLite tells no other process of new jobs: look every poll interval.
-                let backend = apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
-                    .with_config(config)
-                    .poll_with_interval(settings.poll_interval);
-                WorkerBuilder::new(self.name.as_str())
-                    .backend(backend)
-                    .data(runner)
-                    .concurrency(self.concurrency)
-                    .build(run_job)
-                    .run_until(until)
-                    .await
+                run_on!(
+                    apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
+                        .with_config(config)
+                        .poll_with_interval(settings.poll_interval)
+                )
             }
             #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
@@ -171,17 +179,14 @@ impl Worker {
                     .queue(&settings.name)
                     .heartbeat_interval(settings.heartbeat)
                     .missed_heartbeats(3)
-                    .batch_size(self.concurrency.min(100));
-                let backend = apalis_postgres::PostgresStorage::<serde_json::Value>::new(pool)
-                    .with_config(config)
-                    .poll_with_interval(settings.poll_interval);
-                WorkerBuilder::new(self.name.as_str())
-                    .backend(backend)
-                    .data(runner)
-                    .concurrency(self.concurrency)
-                    .build(run_job)
-                    .run_until(until)
-                    .await
+                    .batch_size(batch);
+                // Polling too: with apalis's LISTEN wakeups two workers were slower than one
+                // (BENCHMARKS.md).
+                run_on!(
+                    apalis_postgres::PostgresStorage::<serde_json::Value>::new(pool)
+                        .with_config(config)
+                        .poll_with_interval(settings.poll_interval)
+                )
             }
         };
         outcome.map_err(|e| crate::util::error_chain(&e))
