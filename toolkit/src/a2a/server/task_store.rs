@@ -165,10 +165,20 @@ impl std::fmt::Debug for SqlTaskStore {
 
 impl SqlTaskStore {
     /// A store in the Postgres database at `url` (`postgres://user:password@host/db`),
-    /// creating its tables when missing. Fails when the database cannot be reached or the
-    /// tables cannot be created.
+    /// creating its tables when missing. Fails (an internal A2A error saying why) when the
+    /// database cannot be reached or the tables cannot be created.
     #[cfg(feature = "postgres")]
-    pub async fn postgres(url: &str) -> Result<Self, sqlx::Error> {
+    pub async fn postgres(url: &str) -> Result<Self, A2AError> {
+        Self::open_postgres(url).await.map_err(|e| {
+            A2AError::internal(format!(
+                "could not open the A2A task store in Postgres: {}",
+                crate::util::error_chain(&e)
+            ))
+        })
+    }
+
+    #[cfg(feature = "postgres")]
+    async fn open_postgres(url: &str) -> Result<Self, sqlx::Error> {
         use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
         let options: PgConnectOptions = url.parse()?;
@@ -195,12 +205,24 @@ impl SqlTaskStore {
     }
 
     /// A store in the SQLite file at `path` (created when missing, in WAL mode so several
-    /// processes on the machine can share it), creating its tables when missing.
+    /// processes on the machine can share it), creating its tables when missing. Fails (an
+    /// internal A2A error naming the file and the cause) when it cannot be opened.
     #[cfg(feature = "sqlite")]
-    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, sqlx::Error> {
+    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, A2AError> {
+        let path = path.as_ref();
+        Self::open_sqlite(path).await.map_err(|e| {
+            A2AError::internal(format!(
+                "could not open the A2A task store in the SQLite file {}: {}",
+                path.display(),
+                crate::util::error_chain(&e)
+            ))
+        })
+    }
+
+    #[cfg(feature = "sqlite")]
+    async fn open_sqlite(path: &std::path::Path) -> Result<Self, sqlx::Error> {
         use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 
-        let path = path.as_ref();
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
