@@ -117,7 +117,9 @@ impl PendingApproval {
 ///
 /// The state is a value: resuming the same stored state twice runs its approved calls twice.
 /// Delete it (or mark it used) when you resume it. Background calls still running when the run
-/// paused are reported only to the agent that started them (their ledger is in its process).
+/// paused are reported only to the agent that started them (with the in-process queue their
+/// ledger is in its process; with a durable job queue their results stay in the database, where
+/// `take_finished` hands them out).
 ///
 /// [`ReActAgentBuilder::pause_at_approvals`]: super::ReActAgentBuilder::pause_at_approvals
 /// [`ReActAgent::run_with_external_tools`]: super::ReActAgent::run_with_external_tools
