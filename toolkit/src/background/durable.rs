@@ -86,7 +86,7 @@ pub(super) struct Payload {
     pub(super) job: u64,
 }
 
-pub(super) fn database_error(database: &str, error: &sqlx::Error) -> JobError {
+pub(super) fn database_error(database: &str, error: &dyn std::error::Error) -> JobError {
     JobError::Database {
         database: database.to_string(),
         message: crate::util::error_chain(error),
@@ -111,10 +111,7 @@ pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
         Pool::Sqlite(pool) => {
             apalis_sqlite::SqliteStorage::setup(pool)
                 .await
-                .map_err(|e| JobError::Database {
-                    database: database.clone(),
-                    message: crate::util::error_chain(&e),
-                })?;
+                .map_err(|e| database_error(database, &e))?;
             let mut tx = pool.begin().await.map_err(fail)?;
             sqlx::query(ledger_table("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"))
                 .execute(&mut *tx)
@@ -129,10 +126,7 @@ pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
         Pool::Postgres(pool) => {
             apalis_postgres::PostgresStorage::setup(pool)
                 .await
-                .map_err(|e| JobError::Database {
-                    database: database.clone(),
-                    message: crate::util::error_chain(&e),
-                })?;
+                .map_err(|e| database_error(database, &e))?;
             let mut tx = pool.begin().await.map_err(fail)?;
             // Two processes creating the table at once would collide in the catalog.
             sqlx::query("SELECT pg_advisory_xact_lock(7361902)")
@@ -443,7 +437,7 @@ impl Durable {
                 let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
                 apalis_sqlite::queries::push_tasks(&mut *tx, name, &[task])
                     .await
-                    .map_err(|e| self.push_error(&e))?;
+                    .map_err(|e| database_error(&self.queue.settings.database, &e))?;
                 tx.commit().await.map_err(|e| self.fail(e))?;
                 id
             }
@@ -462,19 +456,12 @@ impl Durable {
                 let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
                 apalis_postgres::queries::push_tasks(&mut *tx, name, vec![task])
                     .await
-                    .map_err(|e| self.push_error(&e))?;
+                    .map_err(|e| database_error(&self.queue.settings.database, &e))?;
                 tx.commit().await.map_err(|e| self.fail(e))?;
                 id
             }
         };
         Ok(id as u64)
-    }
-
-    fn push_error(&self, e: &dyn std::error::Error) -> JobError {
-        JobError::Database {
-            database: self.queue.settings.database.clone(),
-            message: crate::util::error_chain(e),
-        }
     }
 
     async fn rows(&self, filter: &str, bind: Option<&str>) -> Result<Vec<JobRecord>, JobError> {
