@@ -111,3 +111,4 @@ async fn jobs_with_one_call_id_are_each_reported_to_the_model() {
         3
     );
 }
+

@@ -69,7 +69,13 @@ impl ApprovalResponder {
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
-    /// The model request failed (after the provider's own retries).
+    /// The model request failed (after the provider's own retries). Nothing of the failed turn
+    /// is in the conversation, and the run keeps its place: [`ReActAgent::paused_run`] hands it
+    /// out and [`ReActAgent::resume`] asks the model again from that turn (in this agent or
+    /// another, in this process or another), without running the calls that finished before.
+    ///
+    /// [`ReActAgent::paused_run`]: super::ReActAgent::paused_run
+    /// [`ReActAgent::resume`]: super::ReActAgent::resume
     #[error("the model failed: {0}")]
     Model(#[from] ModelError),
     /// The model did not answer within the iteration limit.

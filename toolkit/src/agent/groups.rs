@@ -112,7 +112,8 @@ impl ReActAgent {
             .map(|d| d.name().to_string())
             .collect();
         Ok(ToolOutput::text(format!(
-            "Equipped groups: {}. Tools available from your next step: {}.",
+            "Equipped groups: {}. Tools available from your next step: {}. Go on with the task: \
+             call the tool it needs.",
             if args.groups.is_empty() {
                 "none".to_string()
             } else {

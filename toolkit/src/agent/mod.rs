@@ -147,9 +147,11 @@ impl ReActAgent {
         &self.toolkit
     }
 
-    /// The run waiting in this agent for approvals or external results, as a [`PausedRun`] to
-    /// store (with the whole conversation); `None` when no run waits. The agent keeps waiting:
-    /// continue here or in another agent with [`resume`](Self::resume).
+    /// The run waiting in this agent for approvals or external results, or the run that ended
+    /// with [`AgentError::Model`] (to ask the model again from where it failed), as a
+    /// [`PausedRun`] to store (with the whole conversation); `None` when no run waits. The
+    /// agent keeps waiting: continue here or in another agent with [`resume`](Self::resume).
+    /// A new [`run`](Self::run) drops it.
     pub fn paused_run(&self) -> Option<PausedRun> {
         let mut run = self.suspended.clone()?;
         run.messages = self.memory.clone();

@@ -92,8 +92,10 @@ impl PendingApproval {
 }
 
 /// A run paused at calls that wait for approval ([`ReActAgentBuilder::pause_at_approvals`]) or
-/// for the results of external tools ([`ReActAgent::run_with_external_tools`]), as a value to
-/// store (serde; JSON with `serde_json::to_string`) and resume later, in another process.
+/// for the results of external tools ([`ReActAgent::run_with_external_tools`]), or stopped by a
+/// failed model request ([`AgentError::Model`](super::AgentError::Model): nothing waits, and
+/// resuming asks the model again), as a value to store (serde; JSON with
+/// `serde_json::to_string`) and resume later, in another process.
 ///
 /// **Carried**: the conversation (every message, system prompt excepted), the run's id, the next
 /// iteration, the per-tool argument-error counts, the tokens used, the calls waiting for a
@@ -144,6 +146,10 @@ pub struct PausedRun {
     /// The agent's managed groups and whether each was equipped; filled when handed out.
     #[serde(default)]
     pub(super) equipped_groups: BTreeMap<String, bool>,
+    /// Why the run stopped, when a model request failed (nothing waits then: resuming asks the
+    /// model again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) failure: Option<String>,
 }
 
 /// The error result of an external call no result came back for.
@@ -172,7 +178,24 @@ impl PausedRun {
             external_tools,
             direct_answer,
             equipped_groups: BTreeMap::new(),
+            failure: None,
         }
+    }
+
+    /// A run stopped by a failed model request (`error`): nothing waits, and resuming asks the
+    /// model again from the failed turn.
+    pub(super) fn failed(turns: Turns, external_tools: Vec<ToolDefinition>, error: String) -> Self {
+        PausedRun {
+            failure: Some(error),
+            ..Self::held(turns, Vec::new(), Vec::new(), external_tools, None)
+        }
+    }
+
+    /// Why the run stopped, when it stopped at a failed model request
+    /// ([`AgentError::Model`](super::AgentError::Model)): the error's text. `None` for a run
+    /// paused at approvals or external calls.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// Read a paused run stored as JSON. Fails with [`ResumeError::UnsupportedVersion`] when
@@ -304,7 +327,12 @@ impl PausedRun {
             });
         }
         let malformed = |why: String| Err(ResumeError::Malformed(why));
-        if self.turns.next < 2 {
+        if self.failure.is_some() {
+            // A failed turn asked again: nothing waits, and it may have been the first turn.
+            if !self.approvals.is_empty() || !self.external_calls.is_empty() {
+                return malformed("a failed run has no calls waiting".into());
+            }
+        } else if self.turns.next < 2 {
             return malformed(format!(
                 "next_iteration is {}; a paused run has made at least one model turn",
                 self.turns.next
@@ -316,6 +344,26 @@ impl PausedRun {
                 self.turns.run_start,
                 self.messages.len()
             ));
+        }
+        if self.failure.is_some() {
+            // The failed turn left nothing in the conversation: every call there is answered.
+            let answered: HashSet<&str> = self
+                .messages
+                .iter()
+                .filter_map(|m| m.tool_call_id.as_deref())
+                .collect();
+            let open = self
+                .messages
+                .iter()
+                .flat_map(|m| &m.tool_calls)
+                .find(|c| !answered.contains(&*c.id));
+            return match open {
+                Some(call) => malformed(format!(
+                    "the call `{}` has no result, but a failed run waits for none",
+                    call.id
+                )),
+                None => Ok(()),
+            };
         }
         if self.approvals.is_empty() && self.external_calls.is_empty() {
             return malformed("no call is waiting: there is nothing to resume".into());

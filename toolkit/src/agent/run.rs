@@ -138,7 +138,15 @@ impl ReActAgent {
                 .with_options(self.options.clone());
             let response = match self.ask(request, &events).await {
                 Ok(r) => r,
-                Err(e) => return self.fail(AgentError::Model(e), &events).await,
+                Err(e) => {
+                    // Nothing of the failed turn is in the conversation. The run keeps its
+                    // place, so that `paused_run` + `resume` asks the model again from here,
+                    // without running the calls that finished.
+                    turns.next = iteration;
+                    let error = AgentError::Model(e);
+                    self.suspended = Some(PausedRun::failed(turns, external.to_vec(), error.to_string()));
+                    return self.fail(error, &events).await;
+                }
             };
             turns.usage.input_tokens += response.usage.input_tokens;
             turns.usage.output_tokens += response.usage.output_tokens;
@@ -377,14 +385,22 @@ impl ReActAgent {
             if snapshot.get(name).is_none() {
                 emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
                 let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
-                let error = ToolError::new(
-                    ToolErrorKind::Unavailable,
+                let message = if call.name.trim().is_empty() {
+                    // A call written as text that could not be read (see `Message::calls_in_text`).
+                    format!(
+                        "a tool call in your reply could not be read: it names no tool, or its \
+                         JSON is broken. Write each call as {{\"name\": \"TOOL\", \"arguments\": \
+                         {{...}}}} with valid JSON; available tools: {}",
+                        offered.join(", ")
+                    )
+                } else {
                     format!(
                         "tool `{}` is not available in this step; available tools: {}",
                         call.name,
                         offered.join(", ")
-                    ),
-                );
+                    )
+                };
+                let error = ToolError::new(ToolErrorKind::Unavailable, message);
                 results.push(Some(ToolResult::new(call.id, call.name, Err(error), 0)));
                 continue;
             }

@@ -20,6 +20,21 @@ pub enum ModelError {
         /// The provider's `retry-after`, if it sent one.
         retry_after: Option<Duration>,
     },
+    /// The server could not read the model's own output: it parses what the model writes into
+    /// tool calls, and the model wrote something else (llama.cpp: "The model produced output
+    /// that does not match the expected … format"; Ollama: "error parsing tool call"). Seen
+    /// when a small model writes two calls in a turn in a way its chat template does not
+    /// allow. Not transient: at temperature 0 the same request gets the same output, so it is
+    /// not sent again as it was. With the providers' `text_tool_calls` on (the default) they
+    /// ask once more without native tools, the tools described in the prompt, and read the
+    /// calls from the text; this error means that did not help either.
+    #[error("the model provider could not read the model's own output (HTTP {status}): {message}")]
+    OutputRejected {
+        /// HTTP status (500 from the servers seen).
+        status: u16,
+        /// The server's message.
+        message: String,
+    },
     /// The response could not be understood.
     #[error("the model provider's response could not be read: {0}")]
     Malformed(String),
@@ -36,6 +51,30 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// The error for an HTTP error status with this body: [`OutputRejected`](Self::OutputRejected)
+    /// when a server says it could not read the model's own output, else
+    /// [`Http`](Self::Http).
+    pub(crate) fn from_status(status: u16, body: String) -> Self {
+        const OUTPUT_REJECTED: [&str; 2] = [
+            // llama.cpp's server.
+            "The model produced output that does not match",
+            // Ollama.
+            "error parsing tool call",
+        ];
+        if status >= 500 && OUTPUT_REJECTED.iter().any(|p| body.contains(p)) {
+            let message = serde_json::from_str::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| {
+                    let error = v.get("error").unwrap_or(&v);
+                    let message = error.get("message").or(Some(error))?;
+                    message.as_str().map(str::to_owned)
+                })
+                .unwrap_or(body);
+            return ModelError::OutputRejected { status, message };
+        }
+        ModelError::Http { status, body }
+    }
+
     /// Whether trying again may succeed (rate limits, server errors, transport failures).
     pub fn is_transient(&self) -> bool {
         match self {

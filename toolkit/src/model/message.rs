@@ -46,6 +46,15 @@ pub struct Message {
     /// For a tool message: the call failed (Anthropic's `is_error`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// For an assistant message: its `tool_calls` were not made through the API's tool calling
+    /// but written as text in `content` and read from there (the providers'
+    /// `text_tool_calls` setting).
+    /// Providers send such a message back as the text the model wrote, and the results of its
+    /// calls as a user message in plain words, the way a chat template without tool-call syntax
+    /// can show them; sent back as native calls and results, small models tend to repeat the
+    /// call forever.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls_in_text: bool,
 }
 
 impl Message {
@@ -57,6 +66,7 @@ impl Message {
             tool_call_id: None,
             name: None,
             is_error: false,
+            calls_in_text: false,
         }
     }
 

@@ -14,7 +14,8 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::http::{self, Endpoint, HttpSettings};
+use super::http::{self, Endpoint, HttpSettings, recovery};
+use super::text_calls::plain_history;
 use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
@@ -53,6 +54,7 @@ pub struct AnthropicMessages {
     endpoint: Endpoint,
     model: String,
     max_tokens: u32,
+    text_calls: bool,
 }
 
 /// Settings of an [`AnthropicMessages`]; start with [`AnthropicMessages::builder`].
@@ -61,6 +63,7 @@ pub struct AnthropicMessagesBuilder {
     http: HttpSettings,
     model: Option<String>,
     max_tokens: Option<u32>,
+    text_calls: Option<bool>,
 }
 
 impl AnthropicMessagesBuilder {
@@ -123,6 +126,15 @@ impl AnthropicMessagesBuilder {
         self
     }
 
+    /// Whether tool calls the model writes as text are read as calls (default `true`): what
+    /// [`OpenAiChatBuilder::text_tool_calls`](super::OpenAiChatBuilder::text_tool_calls)
+    /// describes, for Anthropic-compatible servers (llama.cpp's `/v1/messages`, proxies in
+    /// front of local models). Claude itself writes its calls as `tool_use` blocks.
+    pub fn text_tool_calls(mut self, on: bool) -> Self {
+        self.text_calls = Some(on);
+        self
+    }
+
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<AnthropicMessages, ModelError> {
         let model = self
@@ -143,6 +155,7 @@ impl AnthropicMessagesBuilder {
             endpoint: Endpoint::new(&self.http, DEFAULT_BASE_URL, "/v1/messages", headers)?,
             model,
             max_tokens: self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            text_calls: self.text_calls.unwrap_or(true),
         })
     }
 }
@@ -176,7 +189,7 @@ impl AnthropicMessages {
     /// The request body for `request`, and the name map to read the answer with.
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<(Vec<u8>, NameMap), ModelError> {
         let names = NameMap::new(Dialect::Anthropic, request.tools.iter().map(|t| t.name()));
-        let (system, messages) = wire_messages(&request.messages, &names);
+        let (system, messages) = wire_messages(&plain_history(&request.messages), &names);
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert(
@@ -217,13 +230,22 @@ impl AnthropicMessages {
     }
 }
 
+impl AnthropicMessages {
+    /// One non-streaming request, parsed, for [`recovery`].
+    fn ask(&self) -> recovery::Ask<'_> {
+        Box::new(move |request| {
+            Box::pin(async move {
+                let (body, names) = self.body(&request, false)?;
+                let bytes = self.endpoint.post(body).await?;
+                Ok((parse_response(&bytes, &names)?, names))
+            })
+        })
+    }
+}
+
 impl ChatModel for AnthropicMessages {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let (body, names) = self.body(&request, false)?;
-            let bytes = self.endpoint.post(body).await?;
-            parse_response(&bytes, &names)
-        })
+        Box::pin(recovery::chat(self.text_calls, request, self.ask()))
     }
 
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
@@ -231,7 +253,11 @@ impl ChatModel for AnthropicMessages {
             Ok(prepared) => prepared,
             Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
         };
-        http::sse::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
+        let events = http::sse::chat_events(
+            self.endpoint.post_stream(body),
+            StreamState::new(names.clone()),
+        );
+        recovery::stream(self.text_calls, request, names, events, self.ask())
     }
 
     fn dialect(&self) -> Dialect {

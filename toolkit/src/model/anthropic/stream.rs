@@ -141,6 +141,12 @@ impl StreamAssembler for StreamState {
         }
         self.events += 1;
         let what = format!("stream event #{} (`{}`)", self.events, event.event);
+        // An `error` event is the server's error, whatever shape its data has: Anthropic sends
+        // `{"type": "error", "error": {..}}`, llama.cpp the error object itself.
+        if event.event == "error" {
+            let data: Value = http::parse_json(&what, event.data.as_bytes())?;
+            return Err(stream_error(data.get("error").cloned().unwrap_or(data)));
+        }
         match http::parse_json::<WireEvent>(&what, event.data.as_bytes())? {
             WireEvent::MessageStart { message } => self.update_usage(message.usage),
             WireEvent::ContentBlockStart {
@@ -211,10 +217,19 @@ impl StreamAssembler for StreamState {
     }
 }
 
-/// An `error` event, sent after a success status when the failure happens mid-stream. Its
-/// `type` is one of Anthropic's error types, each documented with an HTTP status; mapping
-/// back to it lets [`ModelError::is_transient`] judge it like the same error sent up front.
+/// An `error` event, sent after a success status when the failure happens mid-stream. An
+/// error with an HTTP status in `code` (llama.cpp's) is that status; otherwise its `type` is one
+/// of Anthropic's error types, each documented with an HTTP status. Mapping back to the status
+/// lets [`ModelError::is_transient`] judge it like the same error sent up front.
 fn stream_error(error: Value) -> ModelError {
+    let code = error
+        .get("code")
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+        .filter(|code| (400..=599).contains(code));
+    if let Some(status) = code {
+        return ModelError::from_status(status, http::clip(&error.to_string()));
+    }
     let kind = error
         .get("type")
         .and_then(Value::as_str)
@@ -237,8 +252,5 @@ fn stream_error(error: Value) -> ModelError {
             ));
         }
     };
-    ModelError::Http {
-        status,
-        body: http::clip(&error.to_string()),
-    }
+    ModelError::from_status(status, http::clip(&error.to_string()))
 }

@@ -8,6 +8,7 @@
 //! back. Waits come from the builder's [`RetryPolicy`] — the same type that retries tool
 //! calls — and are never shorter than a server's `retry-after`.
 
+pub(crate) mod recovery;
 pub(crate) mod sse;
 
 use std::future::Future;
@@ -259,10 +260,7 @@ async fn failure(response: Response) -> Failure {
     // A body that cannot be read is not worth failing over: the status says enough.
     let body = response.text().await.unwrap_or_default();
     Failure {
-        error: ModelError::Http {
-            status: status.as_u16(),
-            body: clip(&body),
-        },
+        error: ModelError::from_status(status.as_u16(), clip(&body)),
         retry_after,
     }
 }

@@ -17,7 +17,8 @@ use reqwest::header::AUTHORIZATION;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::http::{self, Endpoint, HttpSettings};
+use super::http::{self, Endpoint, HttpSettings, recovery};
+use super::text_calls::plain_history;
 use super::{
     ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
     ToolChoice, Usage,
@@ -57,6 +58,7 @@ pub struct OpenAiChat {
     endpoint: Endpoint,
     model: String,
     dialect: Dialect,
+    text_calls: bool,
 }
 
 /// Settings of an [`OpenAiChat`]; start with [`OpenAiChat::builder`].
@@ -65,6 +67,7 @@ pub struct OpenAiChatBuilder {
     http: HttpSettings,
     model: Option<String>,
     strict: bool,
+    text_calls: Option<bool>,
 }
 
 impl OpenAiChatBuilder {
@@ -127,6 +130,36 @@ impl OpenAiChatBuilder {
         self
     }
 
+    /// Whether tool calls the model writes as text are read as calls (default `true`).
+    ///
+    /// Small models behind llama.cpp, Ollama and other compatible servers often answer with
+    /// `{"name": "get_weather", "arguments": {"city": "Paris"}}` in the text instead of a
+    /// structured call, when their chat template gives the server no tool-call syntax to
+    /// recognise. With this on, a reply without structured calls whose text holds calls — a
+    /// bare or fenced JSON object (one or several, one per line), Hermes
+    /// `<tool_call>{..}</tool_call>`, or the JSON and XML forms of [`TextCallFormat`] — is a
+    /// reply with those calls, run through the same rules as any other (groups, hidden
+    /// parameters, approvals); a call of a tool that is not offered gets an error result the
+    /// model reads. Text with no call in it stays the answer. Each call read this way is
+    /// logged (`tracing`, info). Such a message is marked
+    /// [`Message::calls_in_text`] and sent back as the text it was, with its results as a
+    /// user message in plain words.
+    ///
+    /// When the server rejects the model's own output ([`ModelError::OutputRejected`], e.g.
+    /// two calls in a turn that its template does not allow), the request is not sent again
+    /// unchanged (at temperature 0 it would fail the same way): it is asked once more without
+    /// native tools, with the tools described in the system prompt as
+    /// [`TextToolCalls`](super::TextToolCalls) does, and the calls are read from the text.
+    ///
+    /// Turn it off for a model whose text answers may legitimately be JSON objects with
+    /// `name` and `arguments` keys.
+    ///
+    /// [`TextCallFormat`]: super::TextCallFormat
+    pub fn text_tool_calls(mut self, on: bool) -> Self {
+        self.text_calls = Some(on);
+        self
+    }
+
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<OpenAiChat, ModelError> {
         let model = self
@@ -148,6 +181,7 @@ impl OpenAiChatBuilder {
             } else {
                 Dialect::OpenAi
             },
+            text_calls: self.text_calls.unwrap_or(true),
         })
     }
 }
@@ -188,8 +222,7 @@ impl OpenAiChat {
         body.insert(
             "messages".into(),
             Value::Array(
-                request
-                    .messages
+                plain_history(&request.messages)
                     .iter()
                     .map(|m| wire_message(m, &names))
                     .collect(),
@@ -240,13 +273,7 @@ impl OpenAiChat {
 
 impl ChatModel for OpenAiChat {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let (body, names) = self.body(&request, false)?;
-            let bytes = self.endpoint.post(body).await?;
-            let mut response = parse_response(&bytes, &names)?;
-            self.normalize(&request, &mut response);
-            Ok(response)
-        })
+        Box::pin(recovery::chat(self.text_calls, request, self.ask()))
     }
 
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
@@ -256,15 +283,19 @@ impl ChatModel for OpenAiChat {
         };
         let tools = request.tools.clone();
         let dialect = self.dialect;
-        http::sse::chat_events(self.endpoint.post_stream(body), StreamState::new(names))
-            .map(move |event| match event {
-                Ok(ChatEvent::Done(mut response)) => {
-                    normalize_calls(dialect, &tools, &mut response);
-                    Ok(ChatEvent::Done(response))
-                }
-                other => other,
-            })
-            .boxed()
+        let events = http::sse::chat_events(
+            self.endpoint.post_stream(body),
+            StreamState::new(names.clone()),
+        )
+        .map(move |event| match event {
+            Ok(ChatEvent::Done(mut response)) => {
+                normalize_calls(dialect, &tools, &mut response);
+                Ok(ChatEvent::Done(response))
+            }
+            other => other,
+        })
+        .boxed();
+        recovery::stream(self.text_calls, request, names, events, self.ask())
     }
 
     fn dialect(&self) -> Dialect {
@@ -277,8 +308,17 @@ impl ChatModel for OpenAiChat {
 }
 
 impl OpenAiChat {
-    fn normalize(&self, request: &ChatRequest, response: &mut ChatResponse) {
-        normalize_calls(self.dialect, &request.tools, response);
+    /// One non-streaming request, parsed, for [`recovery`].
+    fn ask(&self) -> recovery::Ask<'_> {
+        Box::new(move |request| {
+            Box::pin(async move {
+                let (body, names) = self.body(&request, false)?;
+                let bytes = self.endpoint.post(body).await?;
+                let mut response = parse_response(&bytes, &names)?;
+                normalize_calls(self.dialect, &request.tools, &mut response);
+                Ok((response, names))
+            })
+        })
     }
 }
 

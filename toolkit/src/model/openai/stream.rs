@@ -212,10 +212,7 @@ fn stream_error(error: Value) -> ModelError {
         .and_then(|code| u16::try_from(code).ok())
         .filter(|code| (400..=599).contains(code));
     match status {
-        Some(status) => ModelError::Http {
-            status,
-            body: http::clip(&error.to_string()),
-        },
+        Some(status) => ModelError::from_status(status, http::clip(&error.to_string())),
         None => ModelError::Malformed(format!(
             "the event stream carried an error: {}",
             http::clip(&error.to_string())

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{TextCallError, json_error, json_error_offset};
-use super::syntax::{Found, Parameters, RawCall};
+use super::syntax::{Form, Found, Parameters, RawCall};
 use crate::util::json_kind as kind;
 
 /// The call blocks of `text`. Every `"tool_calls":` marker must lie inside one.
@@ -26,9 +26,10 @@ pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
         match values.next() {
             Some(Ok(Value::Object(object))) => {
                 if let Some(list) = call_list(&object) {
-                    read_calls(list, &mut found.calls)?;
+                    let mut calls = Vec::new();
+                    read_calls(list, found.calls(), &mut calls)?;
                     let end = start + values.byte_offset();
-                    found.spans.push(start..end);
+                    found.push(start..end, calls);
                     pos = end;
                     continue;
                 }
@@ -50,7 +51,7 @@ pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
     }
     if markers
         .iter()
-        .any(|m| !found.spans.iter().any(|s| s.contains(m)))
+        .any(|&m| !found.covers(m))
     {
         return Err(TextCallError::Malformed(
             "the reply uses \"tool_calls\" as a JSON key, but not inside a complete JSON \
@@ -83,7 +84,9 @@ fn call_list(object: &Map<String, Value>) -> Option<&Value> {
     object.get("tool_calls").or_else(|| object.get("tool_call"))
 }
 
-fn read_calls(list: &Value, calls: &mut Vec<RawCall>) -> Result<(), TextCallError> {
+/// Read the calls of one block into `calls`; `before` calls came in earlier blocks (for the
+/// numbers in messages).
+fn read_calls(list: &Value, before: usize, calls: &mut Vec<RawCall>) -> Result<(), TextCallError> {
     let items = match list {
         Value::Array(items) => items.as_slice(),
         Value::Object(_) => std::slice::from_ref(list),
@@ -98,7 +101,7 @@ fn read_calls(list: &Value, calls: &mut Vec<RawCall>) -> Result<(), TextCallErro
         let Value::Object(call) = item else {
             return Err(TextCallError::Malformed(format!(
                 "tool call #{} must be a JSON object with \"name\" and \"parameters\", but it is {}",
-                calls.len() + 1,
+                before + calls.len() + 1,
                 kind(item)
             )));
         };
@@ -115,6 +118,7 @@ fn read_calls(list: &Value, calls: &mut Vec<RawCall>) -> Result<(), TextCallErro
                 .or_else(|| call.get("arguments"))
                 .cloned()
                 .map(Parameters::Json),
+            form: Form::ToolCallsKey,
         });
     }
     Ok(())

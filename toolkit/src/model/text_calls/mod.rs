@@ -8,8 +8,9 @@
 //! |---|---|
 //! | `mod.rs` | [`TextToolCalls`]: the wrapper, its repair loop and token accounting |
 //! | `prompt` | what the inner model is told: the tool section, the history rewritten without native tool messages, the re-ask after a malformed call |
-//! | `parse` | what counts as a call: checking found calls against the offered tools, ids, cutting the blocks out of the prose |
-//! | `json`, `xml` | finding the call blocks of each [`TextCallFormat`] |
+//! | `parse` | what counts as a call: every reader run over the reply, found calls checked against the offered tools, ids, the blocks cut out of the prose |
+//! | `json`, `xml`, `bare` | finding call blocks: `{"tool_calls": ..}` objects; `<tool_call>` elements (seed 002's and Hermes); bare `{"name", "arguments"}` objects |
+//! | `recover` | calls a model with native tool calling wrote as text, read for the providers |
 //! | `elements` | reading XML-element parameters into a tree |
 //! | `typing` | giving that tree JSON types from the tool's parameter schema |
 //! | `syntax` | shared vocabulary: [`TextCallFormat`] and a call as written (a leaf) |
@@ -18,11 +19,14 @@
 //! Dependencies point one way: `parse` uses the readers, the readers use `syntax` and
 //! `error`, and those two use nothing here.
 
+mod bare;
 mod elements;
 mod error;
 mod json;
 mod parse;
 mod prompt;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod recover;
 mod syntax;
 mod typing;
 mod xml;
@@ -33,6 +37,10 @@ mod tests;
 pub use error::TextCallError;
 pub use parse::{ParsedReply, parse_tool_calls};
 pub use syntax::TextCallFormat;
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub(crate) use recover::{plain_history, recover};
+
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,10 +63,17 @@ use crate::tool::ToolDefinition;
 ///
 /// A reply with an attempted but unusable call (bad JSON, no name, parameters that are not
 /// an object, a tool the request does not offer), or without a call when the request
-/// requires one, is never passed on: the inner model is asked again, with its reply and a
-/// message saying what was wrong and what shape is expected, up to
-/// [`max_repairs`](Self::max_repairs) times; then the call fails with
-/// [`ModelError::Malformed`]. Token usage is summed over all attempts.
+/// requires one, is not passed on at once: the inner model is asked again, with its reply and
+/// a message saying what was wrong and what shape is expected, up to
+/// [`max_repairs`](Self::max_repairs) times. A call still unusable after that is passed on as
+/// written (a block that cannot be read at all as a call without a name), so the agent
+/// answers it with an error result the model reads and the run goes on; a reply that still
+/// makes no call where one is required fails with [`ModelError::Malformed`]. Token usage is
+/// summed over all attempts.
+///
+/// Every form [`TextCallFormat`] describes is read whichever format is taught, as are bare
+/// `{"name": .., "arguments": ..}` objects and Hermes `<tool_call>{..}</tool_call>` blocks,
+/// which models trained on other templates write regardless of the prompt.
 ///
 /// A request without tools is passed through (history rewritten), and its reply is never
 /// parsed: the model was taught no format, so anything call-like in it is just text.
@@ -158,9 +173,14 @@ impl<M: ChatModel> TextToolCalls<M> {
                 calls.chain(m.tool_call_id.as_deref().map(str::to_owned))
             })
             .collect();
-        let section = prompt::tool_section(&tools, &tool_choice, parallel_tool_calls, self.format);
-        let mut sent = ChatRequest::new(prompt::history(messages, Some(section), self.format))
-            .with_options(options);
+        let mut sent = prompted(
+            messages,
+            &tools,
+            &tool_choice,
+            parallel_tool_calls,
+            options,
+            self.format,
+        );
 
         let mut usage = Usage::default();
         let mut repairs = 0;
@@ -185,6 +205,7 @@ impl<M: ChatModel> TextToolCalls<M> {
                 &response.message.content,
                 self.format,
                 &allowed,
+                parse::Strictness::Refuse,
                 &mut taken.clone(),
                 &mut fresh,
             )
@@ -201,10 +222,28 @@ impl<M: ChatModel> TextToolCalls<M> {
                 Err(error) => error,
             };
             if last_chance {
-                return Err(ModelError::Malformed(format!(
-                    "the model's text tool call was still unusable after {repairs} repair \
-                     request(s): {error}"
-                )));
+                if let TextCallError::CallRequired { .. } = error {
+                    return Err(ModelError::Malformed(format!(
+                        "the model still made no tool call after {repairs} repair request(s): \
+                         {error}"
+                    )));
+                }
+                // The calls go on as written; the agent answers each one it cannot run with
+                // an error the model reads, so the run goes on rather than failing.
+                tracing::debug!(model = self.inner.name(), %error, "passing on a text tool call that is still unusable");
+                let parsed = parse::parse_reply(
+                    &response.message.content,
+                    self.format,
+                    &allowed,
+                    parse::Strictness::Keep,
+                    &mut taken.clone(),
+                    &mut fresh,
+                )
+                .unwrap_or_else(|_| ParsedReply {
+                    text: response.message.content.clone(),
+                    calls: vec![crate::tool::ToolCall::new(fresh(), "", "{}")],
+                });
+                return Ok(assemble(response, parsed, usage));
             }
             repairs += 1;
             tracing::debug!(model = self.inner.name(), repair = repairs, %error, "asking the model to repair its tool call");
@@ -214,6 +253,35 @@ impl<M: ChatModel> TextToolCalls<M> {
                 .push(Message::user(prompt::repair(&error, self.format, &allowed)));
         }
     }
+}
+
+/// The request a model without native tool calling is sent: no tools, the history rewritten as
+/// text, and the tool section (the tools, how to call them, the rule of `choice`) in the system
+/// prompt.
+fn prompted(
+    messages: Vec<Message>,
+    tools: &[ToolDefinition],
+    choice: &ToolChoice,
+    parallel: bool,
+    options: super::GenerationOptions,
+    format: TextCallFormat,
+) -> ChatRequest {
+    let section = prompt::tool_section(tools, choice, parallel, format);
+    ChatRequest::new(prompt::history(messages, Some(section), format)).with_options(options)
+}
+
+/// `request` as [`TextToolCalls`] would send it to its inner model, in the JSON format: for a
+/// provider asking again when the server could not read the model's output as native calls.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub(crate) fn as_text_request(request: &ChatRequest) -> ChatRequest {
+    prompted(
+        request.messages.clone(),
+        &request.tools,
+        &request.tool_choice,
+        request.parallel_tool_calls,
+        request.options.clone(),
+        TextCallFormat::Json,
+    )
 }
 
 /// The response the agent sees: the prose as content, native calls (if the inner model made

@@ -11,8 +11,8 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::error::TextCallError;
-use super::syntax::{Parameters, RawCall, TextCallFormat};
-use super::{json, typing, xml};
+use super::syntax::{Found, Parameters, RawCall, TextCallFormat};
+use super::{bare, json, typing, xml};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 use crate::util::json_kind as kind;
@@ -45,67 +45,127 @@ pub fn parse_tool_calls(
         n += 1;
         format!("call_{n}")
     };
-    parse_reply(text, format, tools, &mut HashSet::new(), &mut fresh)
+    parse_reply(
+        text,
+        format,
+        tools,
+        Strictness::Refuse,
+        &mut HashSet::new(),
+        &mut fresh,
+    )
 }
 
-/// Split `text` into prose and the calls written in `format`, accepting only calls of
-/// `tools`. `taken` holds the ids already in use (they are not given again) and `fresh`
-/// makes a new id for a call without a usable one.
+/// What to do with a found call that cannot be used as it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Strictness {
+    /// Refuse the whole reply with the reason, so the model can be asked again
+    /// ([`TextToolCalls`](super::TextToolCalls)).
+    Refuse,
+    /// Keep the call as written (a missing name as `""`, parameters that are not an object as
+    /// their JSON text): the agent refuses what cannot run with a result the model sees, so
+    /// the call is answered instead of being taken for prose.
+    Keep,
+}
+
+/// Split `text` into prose and the calls written in it, in any form the parser reads (the one
+/// of `format` first). `taken` holds the ids already in use (they are not given again) and
+/// `fresh` makes a new id for a call without a usable one.
 pub(super) fn parse_reply(
     text: &str,
     format: TextCallFormat,
     tools: &[ToolDefinition],
+    strictness: Strictness,
     taken: &mut HashSet<String>,
     fresh: &mut dyn FnMut() -> String,
 ) -> Result<ParsedReply, TextCallError> {
-    let found = match format {
-        TextCallFormat::Json => json::find(text)?,
-        TextCallFormat::Xml => xml::find(text)?,
-    };
-    if found.spans.is_empty() {
+    let found = find(text, format)?;
+    if found.blocks.is_empty() {
         return Ok(ParsedReply {
             text: text.to_owned(),
             calls: Vec::new(),
         });
     }
-    let calls = found
-        .calls
-        .into_iter()
-        .enumerate()
-        .map(|(i, raw)| check(i + 1, raw, tools, taken, fresh))
-        .collect::<Result<Vec<_>, _>>()?;
-    let spans = absorb_containers(text, found.spans, format);
+    let mut spans = Vec::with_capacity(found.blocks.len());
+    let mut calls = Vec::new();
+    for block in found.blocks {
+        spans.push(block.span);
+        for raw in block.calls {
+            let number = calls.len() + 1;
+            calls.push(check(number, raw, tools, strictness, taken, fresh)?);
+        }
+    }
+    let spans = absorb_containers(text, spans);
     Ok(ParsedReply {
         text: remainder(text, &spans),
         calls,
     })
 }
 
+/// Every call block of `text`, in order: the readers of `format`'s own syntax first, then the
+/// other marked syntax and the bare call objects in what is left between the blocks found, so
+/// that nothing inside one block (a string argument that quotes a call) is read as another.
+fn find(text: &str, format: TextCallFormat) -> Result<Found, TextCallError> {
+    type Reader = fn(&str) -> Result<Found, TextCallError>;
+    let bare: Reader = |text| Ok(bare::find(text));
+    let readers: [Reader; 3] = match format {
+        TextCallFormat::Json => [json::find, xml::find, bare],
+        TextCallFormat::Xml => [xml::find, json::find, bare],
+    };
+    let mut found = Found::default();
+    for reader in readers {
+        let mut merged = Found::default();
+        let mut blocks = std::mem::take(&mut found.blocks).into_iter().peekable();
+        let mut from = 0;
+        loop {
+            let to = blocks.peek().map_or(text.len(), |b| b.span.start);
+            for mut block in reader(&text[from..to])?.blocks {
+                block.span = block.span.start + from..block.span.end + from;
+                merged.blocks.push(block);
+            }
+            match blocks.next() {
+                Some(block) => {
+                    from = block.span.end;
+                    merged.blocks.push(block);
+                }
+                None => break,
+            }
+        }
+        found = merged;
+    }
+    Ok(found)
+}
+
 fn check(
     call: usize,
     raw: RawCall,
     tools: &[ToolDefinition],
+    strictness: Strictness,
     taken: &mut HashSet<String>,
     fresh: &mut dyn FnMut() -> String,
 ) -> Result<ToolCall, TextCallError> {
-    let name = raw
-        .name
-        .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty())
-        .ok_or(TextCallError::MissingName { call })?;
-    let Some(tool) = tools.iter().find(|t| t.name() == name) else {
+    let keep = strictness == Strictness::Keep;
+    let name = raw.name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+    let name = match name {
+        Some(name) => name,
+        None if keep => String::new(),
+        None => return Err(TextCallError::MissingName { call }),
+    };
+    let tool = tools.iter().find(|t| t.name() == name);
+    if tool.is_none() && !keep {
         return Err(TextCallError::UnknownTool {
             call,
             tool: name,
             available: tools.iter().map(|t| t.name().to_owned()).collect(),
         });
-    };
+    }
     let arguments = match raw.parameters {
         None => "{}".to_owned(),
         Some(Parameters::Elements(elements)) => {
-            typing::typed(&elements, tool.parameters()).to_string()
+            let schema = tool.map_or(&Value::Null, |t| t.parameters());
+            typing::typed(&elements, schema).to_string()
         }
         Some(Parameters::Json(object @ Value::Object(_))) => object.to_string(),
+        Some(Parameters::Json(other)) if keep => other.to_string(),
         Some(Parameters::Json(other)) => {
             return Err(TextCallError::ParametersNotObject {
                 call,
@@ -124,20 +184,15 @@ fn check(
             }
         },
     };
+    tracing::debug!(tool = %name, id = %id, form = raw.form.as_str(), "read a tool call written as text");
     Ok(ToolCall::new(id, name, arguments))
 }
 
-/// Widen the spans to whole code fences (and, for XML, `<tool_calls>` wrappers) whose
-/// content is nothing but calls, so no empty fence is left in the prose.
-fn absorb_containers(
-    text: &str,
-    mut spans: Vec<Range<usize>>,
-    format: TextCallFormat,
-) -> Vec<Range<usize>> {
-    if format == TextCallFormat::Xml {
-        for (outer, inner) in xml::wrappers(text) {
-            absorb(text, &mut spans, outer, inner);
-        }
+/// Widen the spans to whole code fences (and `<tool_calls>` wrappers) whose content is
+/// nothing but calls, so no empty fence is left in the prose.
+fn absorb_containers(text: &str, mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    for (outer, inner) in xml::wrappers(text) {
+        absorb(text, &mut spans, outer, inner);
     }
     for (outer, inner) in fences(text) {
         absorb(text, &mut spans, outer, inner);

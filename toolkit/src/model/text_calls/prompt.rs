@@ -84,8 +84,7 @@ pub(super) fn tool_section(
     }
     s.push_str(
         "- Text before or after the tool calls is shown to the user as your message.\n\
-         - After calling tools, end your reply. Each result comes back in a user message \
-         starting with \"Tool result for call <id> (<tool name>):\".\n\n",
+         - After calling tools, end your reply.\n\n",
     );
     s.push_str(&match choice {
         ToolChoice::Required => "This reply must call at least one tool.".to_owned(),
@@ -101,8 +100,8 @@ pub(super) fn tool_section(
 
 /// The history for a text-only model: `section` appended to the first system message (or
 /// sent as a new first message), assistant calls rendered into their text, and each run of
-/// tool results merged into one user message (chat templates of text-only models often
-/// insist that user and assistant alternate).
+/// tool results merged into one user message in plain words ([`results_text`]; chat templates
+/// of text-only models often insist that user and assistant alternate).
 pub(super) fn history(
     messages: Vec<Message>,
     section: Option<String>,
@@ -110,9 +109,18 @@ pub(super) fn history(
 ) -> Vec<Message> {
     let mut section = section;
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
-    let mut after_tool = false;
+    // The run of tool messages being gathered into one user message.
+    let mut results: Vec<Message> = Vec::new();
+    let flush = |results: &mut Vec<Message>, out: &mut Vec<Message>| {
+        if !results.is_empty() {
+            out.push(Message::user(results_text(&results.iter().collect::<Vec<_>>())));
+            results.clear();
+        }
+    };
     for mut message in messages {
-        let from_tool = message.role == Role::Tool;
+        if message.role != Role::Tool {
+            flush(&mut results, &mut out);
+        }
         match message.role {
             Role::System => {
                 if let Some(section) = section.take() {
@@ -133,34 +141,48 @@ pub(super) fn history(
                 }
                 out.push(Message::assistant(content, Vec::new()));
             }
-            Role::Tool => {
-                let text = tool_result(&message);
-                match out.last_mut() {
-                    Some(last) if after_tool => {
-                        last.content.push_str("\n\n");
-                        last.content.push_str(&text);
-                    }
-                    _ => out.push(Message::user(text)),
-                }
-            }
+            Role::Tool => results.push(message),
             Role::User => out.push(message),
         }
-        after_tool = from_tool;
     }
+    flush(&mut results, &mut out);
     if let Some(section) = section {
         out.insert(0, Message::system(section));
     }
     out
 }
 
-fn tool_result(message: &Message) -> String {
-    format!(
-        "Tool result for call {} ({}){}: {}",
-        message.tool_call_id.as_deref().unwrap_or("?"),
-        message.name.as_deref().unwrap_or("unknown tool"),
-        if message.is_error { " [error]" } else { "" },
-        message.content
-    )
+/// The results of calls written as text, as the words of a user message. The wording follows
+/// the chat templates that do this for structured calls (one is in the project's real-model
+/// notes): a result alone, then what to do with it. Rewording it is measured, not guessed: a
+/// sentence naming a fixed prefix for results made small models write invented results in
+/// that shape instead of calling.
+pub(super) fn results_text(results: &[&Message]) -> String {
+    let failed = results.iter().any(|m| m.is_error);
+    let mut text = String::new();
+    if let [result] = results {
+        let verb = if result.is_error {
+            "call failed"
+        } else {
+            "returned"
+        };
+        text.push_str(&format!("The function {verb}: {}", result.content));
+    } else {
+        text.push_str("The functions returned:");
+        for (i, result) in results.iter().enumerate() {
+            let name = result.name.as_deref().unwrap_or("function");
+            let failed = if result.is_error { " (failed)" } else { "" };
+            text.push_str(&format!("\n{}. {name}{failed}: {}", i + 1, result.content));
+        }
+    }
+    text.push_str(if failed {
+        "\nCorrect the call and try again, or answer my previous question in plain text."
+    } else if results.len() == 1 {
+        "\nUse this result to answer my previous question in plain text."
+    } else {
+        "\nUse these results to answer my previous question in plain text."
+    });
+    text
 }
 
 /// `calls` written as the model is asked to write them.

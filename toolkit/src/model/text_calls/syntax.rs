@@ -53,6 +53,33 @@ pub(super) struct RawCall {
     pub id: Option<String>,
     pub name: Option<String>,
     pub parameters: Option<Parameters>,
+    /// Which written form it came in, for traces.
+    pub form: Form,
+}
+
+/// The written forms a call is read in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Form {
+    /// `{"tool_calls": [..]}` (seed 002's JSON form).
+    #[default]
+    ToolCallsKey,
+    /// `<tool_call name="..">` (seed 002's XML form).
+    Element,
+    /// `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes, Qwen's template).
+    Hermes,
+    /// A bare `{"name": .., "arguments": ..}` object.
+    Bare,
+}
+
+impl Form {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Form::ToolCallsKey => "tool_calls JSON",
+            Form::Element => "<tool_call> element",
+            Form::Hermes => "Hermes <tool_call>",
+            Form::Bare => "bare JSON object",
+        }
+    }
 }
 
 /// Parameters as written: a JSON value, or XML elements still to be typed by the tool's
@@ -63,11 +90,34 @@ pub(super) enum Parameters {
     Elements(Vec<Element>),
 }
 
-/// The call blocks of a reply: their byte ranges, in order, and their calls.
+/// The call blocks of a reply, in order.
 #[derive(Debug, Default)]
 pub(super) struct Found {
-    pub spans: Vec<Range<usize>>,
+    pub blocks: Vec<Block>,
+}
+
+/// One call block: its byte range in the reply and the calls it holds, in order.
+#[derive(Debug)]
+pub(super) struct Block {
+    pub span: Range<usize>,
     pub calls: Vec<RawCall>,
+}
+
+impl Found {
+    /// Add the block at `span`, after every block found so far.
+    pub fn push(&mut self, span: Range<usize>, calls: Vec<RawCall>) {
+        self.blocks.push(Block { span, calls });
+    }
+
+    /// How many calls the blocks hold.
+    pub fn calls(&self) -> usize {
+        self.blocks.iter().map(|b| b.calls.len()).sum()
+    }
+
+    /// Whether `at` lies in one of the blocks.
+    pub fn covers(&self, at: usize) -> bool {
+        self.blocks.iter().any(|b| b.span.contains(&at))
+    }
 }
 
 /// A parameter element as written: its name and what it holds.

@@ -1,5 +1,8 @@
-//! Call blocks of [`TextCallFormat::Xml`](super::syntax::TextCallFormat::Xml): `<tool_call>`
-//! elements whose `<parameters>` hold a JSON object or one element per parameter.
+//! Call blocks written as `<tool_call>` elements: seed 002's form, whose `<parameters>` hold a
+//! JSON object or one element per parameter ([`TextCallFormat::Xml`]), and the Hermes form of
+//! Qwen's and many other chat templates, the whole call as JSON inside the element.
+//!
+//! [`TextCallFormat::Xml`]: super::syntax::TextCallFormat::Xml
 //!
 //! The `<tool_call>` tags are found with a scanner, not an XML parser: they sit in prose,
 //! which is not XML (a stray `<` or `&` is fine there). JSON parameters are read with a JSON
@@ -12,7 +15,7 @@ use serde_json::Value;
 
 use super::elements;
 use super::error::{TextCallError, json_error, snippet};
-use super::syntax::{Found, Parameters, RawCall};
+use super::syntax::{Form, Found, Parameters, RawCall};
 
 const OPEN: &str = "<tool_call";
 const CLOSE: &str = "</tool_call";
@@ -27,9 +30,8 @@ pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
         match (open, close) {
             (None, None) => break,
             (Some(open), close) if close.is_none_or(|close| open < close) => {
-                let (end, call) = element(text, open, found.calls.len() + 1)?;
-                found.spans.push(open..end);
-                found.calls.push(call);
+                let (end, call) = element(text, open, found.calls() + 1)?;
+                found.push(open..end, vec![call]);
                 pos = end;
             }
             _ => {
@@ -134,7 +136,10 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
         text,
         pos: start + OPEN.len(),
     };
-    let mut raw = RawCall::default();
+    let mut raw = RawCall {
+        form: Form::Element,
+        ..RawCall::default()
+    };
     loop {
         c.skip_ws();
         if c.eat("/>") {
@@ -187,6 +192,7 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
 
     c.skip_ws();
     let parameters_start = c.pos;
+    let mut bare_json = false;
     if c.eat("<parameters") {
         c.skip_ws();
         if !c.eat("/>") {
@@ -220,6 +226,7 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
         // Parameters without their <parameters> tag are unambiguous enough to accept.
         raw.parameters = Some(Parameters::Json(parameters(&mut c, call)?));
         c.skip_ws();
+        bare_json = true;
     }
     if !c.eat_close("tool_call") {
         return Err(bad(format!(
@@ -228,7 +235,42 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
             c.ahead()
         )));
     }
-    Ok((c.pos, raw))
+    Ok((c.pos, if bare_json { hermes(raw) } else { raw }))
+}
+
+/// The Hermes form (Qwen's and many others' chat templates): no `name` attribute, and the
+/// whole call as one JSON object right inside the element (no `<parameters>` tag),
+/// `<tool_call>{"name": .., "arguments": {..}}</tool_call>`. Any other call is returned as it
+/// was.
+fn hermes(raw: RawCall) -> RawCall {
+    let Some(Parameters::Json(Value::Object(object))) = &raw.parameters else {
+        return raw;
+    };
+    let Some(Value::String(name)) = object.get("name") else {
+        return raw;
+    };
+    if raw.name.is_some() {
+        return raw;
+    }
+    let id = match object.get("id") {
+        Some(Value::String(id)) => Some(id.clone()),
+        Some(Value::Number(id)) => Some(id.to_string()),
+        _ => raw.id.clone(),
+    };
+    let parameters = match object.get("arguments").or_else(|| object.get("parameters")) {
+        // Some models write the arguments as JSON text, as the Chat Completions wire does.
+        Some(Value::String(text)) => Some(Parameters::Json(
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())),
+        )),
+        Some(value) => Some(Parameters::Json(value.clone())),
+        None => None,
+    };
+    RawCall {
+        id,
+        name: Some(name.clone()),
+        parameters,
+        form: Form::Hermes,
+    }
 }
 
 /// The JSON value at the cursor.

@@ -1,0 +1,245 @@
+//! The real-model task suite: every task of `tests/model/tasks.rs` run by a `ReActAgent` against
+//! llama.cpp's server with Qwen2.5-Coder-0.5B (`tests/model/`), on both wires (OpenAI Chat
+//! Completions, Anthropic Messages) and with both chat templates (one under which the server
+//! returns structured calls, and the model's own, under which calls come back as text and are
+//! read by the library). Prints a Markdown table: success rate, turns per task, model time and
+//! the library's own time per turn, and every failure classified as the model's (wrong tool,
+//! wrong arguments, no answer) or the library's (a misread reply, a crash, a hang, a lost or
+//! doubled result, an unclear error).
+//!
+//! Run: `cargo bench --features full --bench tasks` (sets the model up on first use; add
+//! `-- TASK_NAME` to run the tasks whose name contains it). Not a timed test: it measures.
+
+#[path = "../model/mod.rs"]
+mod model;
+#[path = "../model/tasks.rs"]
+mod tasks;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_toolkit::model::{
+    ChatRequest, ChatResponse, ModelError, TextCallFormat, TextToolCalls, parse_tool_calls,
+};
+use agent_toolkit::prelude::*;
+use agent_toolkit::{ChatModel, ReActAgent, agent::AgentError, exec::ApprovalDecision};
+use futures::future::BoxFuture;
+use model::{ModelServer, Template};
+use tasks::{Approve, Log, Task};
+
+/// Times every request of the model it wraps.
+struct Timed<M> {
+    inner: M,
+    spent: Arc<Mutex<(Duration, usize)>>,
+}
+
+impl<M: ChatModel> ChatModel for Timed<M> {
+    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let response = self.inner.chat(request).await;
+            let mut spent = self.spent.lock().unwrap();
+            spent.0 += started.elapsed();
+            spent.1 += 1;
+            response
+        })
+    }
+    fn dialect(&self) -> agent_toolkit::Dialect {
+        self.inner.dialect()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Wire {
+    OpenAi,
+    Anthropic,
+    /// `TextToolCalls` around `OpenAiChat`: no native tools, calls taught in the prompt.
+    TextPrompt,
+}
+
+/// How one run went.
+struct Outcome {
+    ok: Result<(), (Blame, String)>,
+    /// For a task that needs calls: whether they were made right (whatever the answer).
+    calls_right: Option<bool>,
+    turns: usize,
+    model: Duration,
+    total: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Blame {
+    Model,
+    Library,
+}
+
+/// The whole run must end within this (a hang is a library failure).
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
+async fn run(server: &ModelServer, wire: Wire, task: &Task) -> Outcome {
+    let log = Arc::new(Log::default());
+    let toolkit = tasks::toolkit(task.tools, log.clone(), task.finance_off);
+    let spent = Arc::new(Mutex::new((Duration::ZERO, 0)));
+    let chat: Box<dyn ChatModel> = match wire {
+        Wire::OpenAi => Box::new(Timed { inner: server.openai(), spent: spent.clone() }),
+        Wire::Anthropic => Box::new(Timed { inner: server.anthropic(), spent: spent.clone() }),
+        Wire::TextPrompt => Box::new(Timed {
+            inner: TextToolCalls::new(server.openai()),
+            spent: spent.clone(),
+        }),
+    };
+    let approve = task.approve;
+    let mut builder = ReActAgent::builder(chat)
+        .toolkit(&toolkit)
+        .max_iterations(6)
+        .generation_options(model::options())
+        .approver(move |_| async move {
+            match approve {
+                Approve::Yes => ApprovalDecision::Approve,
+                Approve::No => ApprovalDecision::Deny("the user said no".into()),
+            }
+        });
+    if task.finance_off {
+        builder = builder.agent_managed_groups(["finance"]);
+    }
+    let mut agent = builder.build().expect("agent");
+    let started = Instant::now();
+    let result = tokio::time::timeout(RUN_LIMIT, agent.run(task.prompt)).await;
+    let total = started.elapsed();
+    let (model_time, turns) = *spent.lock().unwrap();
+    let ok = judge(task, &agent, result, &log, &toolkit);
+    let calls_right = (!task.calls.is_empty()).then(|| tasks::check_calls(task, &log.calls()).is_ok());
+    if ok.is_err() && std::env::var_os("TASKS_VERBOSE").is_some() {
+        for m in agent.memory() {
+            eprintln!("    {:?}{}: {:?} {:?}", m.role, if m.calls_in_text { " (calls in text)" } else { "" }, m.content, m.tool_calls.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect::<Vec<_>>());
+        }
+    }
+    Outcome { ok, calls_right, turns, model: model_time, total }
+}
+
+fn judge(
+    task: &Task,
+    agent: &ReActAgent,
+    result: Result<Result<String, AgentError>, tokio::time::error::Elapsed>,
+    log: &Log,
+    toolkit: &Toolkit,
+) -> Result<(), (Blame, String)> {
+    let library = |why: String| Err((Blame::Library, why));
+    let model = |why: String| Err((Blame::Model, why));
+    // Every call of the conversation has exactly one result.
+    let mut answers: HashMap<String, usize> = HashMap::new();
+    for m in agent.memory() {
+        if let Some(id) = &m.tool_call_id {
+            *answers.entry(id.to_string()).or_default() += 1;
+        }
+    }
+    for m in agent.memory() {
+        for call in &m.tool_calls {
+            match answers.get(&*call.id) {
+                Some(1) => {}
+                n => return library(format!("call {} has {n:?} results", call.id)),
+            }
+        }
+    }
+    let answer = match result {
+        Err(_) => return library(format!("no end within {RUN_LIMIT:?}")),
+        Ok(Ok(answer)) => answer,
+        Ok(Err(AgentError::MaxIterations { .. })) => return model("no answer within 6 turns".into()),
+        Ok(Err(AgentError::ArgumentBudget { tool, .. })) => {
+            return model(format!("kept sending invalid arguments to {tool}"));
+        }
+        Ok(Err(AgentError::Model(e @ ModelError::OutputRejected { .. }))) => return model(e.to_string()),
+        Ok(Err(e)) => return library(format!("the run failed: {e}")),
+    };
+    // An answer that is a call of an offered tool was misread.
+    let offered = toolkit.definitions();
+    if let Ok(parsed) = parse_tool_calls(&answer, TextCallFormat::Json, &offered)
+        && !parsed.calls.is_empty()
+    {
+        return library(format!("a tool call was taken for the answer: {answer:?}"));
+    }
+    tasks::check_calls(task, &log.calls()).or_else(model)?;
+    tasks::check_answer(task, &answer).or_else(model)
+}
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let tasks: Vec<Task> = tasks::tasks()
+        .into_iter()
+        .filter(|t| filter.is_empty() || filter.iter().any(|f| t.name.contains(f.as_str())))
+        .collect();
+    let mut table: BTreeMap<(Template, Wire), Vec<(&'static str, Outcome)>> = BTreeMap::new();
+    for template in [Template::Structured, Template::Own] {
+        if std::env::var("TASKS_TEMPLATE").is_ok_and(|t| !format!("{template:?}").eq_ignore_ascii_case(&t)) {
+            continue;
+        }
+        let Some(server) = ModelServer::start(template) else {
+            return;
+        };
+        let wires: &[Wire] = match template {
+            Template::Structured => &[Wire::OpenAi, Wire::Anthropic],
+            Template::Own => &[Wire::OpenAi, Wire::Anthropic, Wire::TextPrompt],
+        };
+        for &wire in wires {
+            if std::env::var("TASKS_WIRE").is_ok_and(|w| !format!("{wire:?}").eq_ignore_ascii_case(&w)) {
+                continue;
+            }
+            for task in &tasks {
+                let outcome = runtime.block_on(run(&server, wire, task));
+                let verdict = match &outcome.ok {
+                    Ok(()) => "ok".to_string(),
+                    Err((blame, why)) => format!("{blame:?} failure: {why}"),
+                };
+                eprintln!(
+                    "{template:?} {wire:?} {:<18} {:>2} turns {:>6.1} s  {verdict}",
+                    task.name,
+                    outcome.turns,
+                    outcome.total.as_secs_f64()
+                );
+                table.entry((template, wire)).or_default().push((task.name, outcome));
+            }
+        }
+    }
+    print_table(&table);
+}
+
+fn print_table(table: &BTreeMap<(Template, Wire), Vec<(&'static str, Outcome)>>) {
+    println!("| template | wire | success | right calls | model failures | library failures | turns per task | model time per turn | library time per turn |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for ((template, wire), runs) in table {
+        let n = runs.len();
+        let ok = runs.iter().filter(|(_, o)| o.ok.is_ok()).count();
+        let blamed = |b: Blame| runs.iter().filter(|(_, o)| matches!(&o.ok, Err((x, _)) if *x == b)).count();
+        let turns: usize = runs.iter().map(|(_, o)| o.turns).sum();
+        let needing = runs.iter().filter(|(_, o)| o.calls_right.is_some()).count();
+        let right = runs.iter().filter(|(_, o)| o.calls_right == Some(true)).count();
+        let model: Duration = runs.iter().map(|(_, o)| o.model).sum();
+        let total: Duration = runs.iter().map(|(_, o)| o.total).sum();
+        let per_turn = |d: Duration| d.as_secs_f64() * 1000.0 / turns.max(1) as f64;
+        println!(
+            "| {template:?} | {wire:?} | {ok}/{n} ({:.0} %) | {right}/{needing} | {} | {} | {:.2} | {:.0} ms | {:.2} ms |",
+            100.0 * ok as f64 / n as f64,
+            blamed(Blame::Model),
+            blamed(Blame::Library),
+            turns as f64 / n as f64,
+            per_turn(model),
+            per_turn(total.saturating_sub(model)),
+        );
+    }
+    println!();
+    for ((template, wire), runs) in table {
+        for (name, outcome) in runs {
+            if let Err((blame, why)) = &outcome.ok {
+                println!("- {template:?} / {wire:?} / `{name}`: {blame:?} — {why}");
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Replies whose tool calls are written as text, for both providers: the calls are read out of
+//! the text ([`recover`]), and a request the server refused because it could not read the
+//! model's own output ([`ModelError::OutputRejected`]) is not sent again unchanged: it is asked
+//! once more without native tools, the tools described in the prompt as
+//! [`TextToolCalls`](crate::model::TextToolCalls) does, and the calls read from the text.
+//! (Tool choice `none` with the tools still sent is not enough: llama.cpp's `/v1/messages`
+//! parses the output for calls all the same.)
+//!
+//! A provider hands this module one way to ask: the request in, the parsed response and the
+//! name map it was read with out.
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+
+use crate::dialect::NameMap;
+use crate::model::text_calls::{as_text_request, recover};
+use crate::model::{ChatEvent, ChatRequest, ChatResponse, ModelError, ToolChoice};
+
+/// One non-streaming request to a provider: the response as parsed, with its name map.
+pub(crate) type Ask<'a> =
+    Box<dyn Fn(ChatRequest) -> BoxFuture<'a, Result<(ChatResponse, NameMap), ModelError>> + Send + Sync + 'a>;
+
+/// Whether text calls may be read for `request`: the setting is on and the model may call
+/// tools.
+fn applies(on: bool, request: &ChatRequest) -> bool {
+    on && !request.tools.is_empty() && request.tool_choice != ToolChoice::None
+}
+
+/// `response` with its calls written as text read, when `on` and the request allows calls.
+fn read_calls(on: bool, request: &ChatRequest, names: &NameMap, response: &mut ChatResponse) {
+    if applies(on, request) {
+        recover(response, request, &|name| {
+            names.original_name(name).unwrap_or(name).to_owned()
+        });
+    }
+}
+
+/// A non-streaming request with text calls read (when `on`), and asked once more for text
+/// when the server rejects the model's output.
+pub(crate) async fn chat(
+    on: bool,
+    request: ChatRequest,
+    ask: Ask<'_>,
+) -> Result<ChatResponse, ModelError> {
+    match ask(request.clone()).await {
+        Ok((mut response, names)) => {
+            read_calls(on, &request, &names, &mut response);
+            Ok(response)
+        }
+        Err(error @ ModelError::OutputRejected { .. }) if applies(on, &request) => {
+            ask_for_text(request, &ask, error).await
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// The request again without native tools, as [`TextToolCalls`](crate::model::TextToolCalls)
+/// sends it: a model that cannot write its calls the way the server parses them writes them as
+/// text, and they are read from there. The first error is returned if this fails too.
+async fn ask_for_text(
+    request: ChatRequest,
+    ask: &Ask<'_>,
+    rejected: ModelError,
+) -> Result<ChatResponse, ModelError> {
+    tracing::info!(
+        error = %rejected,
+        "the server could not read the model's output; asking again with the tools in the prompt, to read its calls as text"
+    );
+    let again = as_text_request(&request);
+    match ask(again).await {
+        Ok((mut response, names)) => {
+            read_calls(true, &request, &names, &mut response);
+            Ok(response)
+        }
+        Err(error) => {
+            tracing::warn!(%error, "asking again for text failed too");
+            Err(rejected)
+        }
+    }
+}
+
+/// A streamed response with text calls read at its end (when `on`): a
+/// [`ChatEvent::ToolCallStarted`] for each call read, then [`ChatEvent::Done`]. When the server
+/// rejects the model's output mid-stream, the request is asked again without streaming, for
+/// text ([`chat`]), and its response follows the events already sent (its text as one delta).
+pub(crate) fn stream<'a>(
+    on: bool,
+    request: ChatRequest,
+    names: NameMap,
+    events: BoxStream<'a, Result<ChatEvent, ModelError>>,
+    ask: Ask<'a>,
+) -> BoxStream<'a, Result<ChatEvent, ModelError>> {
+    let mut ask = Some(ask);
+    events
+        .then(move |event| {
+            let request = request.clone();
+            let ask = match &event {
+                Err(ModelError::OutputRejected { .. }) => ask.take(),
+                _ => None,
+            };
+            let names = names.clone();
+            async move {
+                match event {
+                    Ok(ChatEvent::Done(mut response)) => {
+                        let before = response.message.tool_calls.len();
+                        read_calls(on, &request, &names, &mut response);
+                        let mut out: Vec<_> = response.message.tool_calls[before..]
+                            .iter()
+                            .map(|c| {
+                                Ok(ChatEvent::ToolCallStarted {
+                                    id: c.id.clone(),
+                                    name: c.name.clone(),
+                                })
+                            })
+                            .collect();
+                        out.push(Ok(ChatEvent::Done(response)));
+                        out
+                    }
+                    Err(error @ ModelError::OutputRejected { .. })
+                        if applies(on, &request) && ask.is_some() =>
+                    {
+                        let Some(ask) = ask else {
+                            return vec![Err(error)];
+                        };
+                        match ask_for_text(request, &ask, error).await {
+                            Ok(response) => done_events(response),
+                            Err(error) => vec![Err(error)],
+                        }
+                    }
+                    other => vec![other],
+                }
+            }
+        })
+        .flat_map(futures::stream::iter)
+        .boxed()
+}
+
+/// The events of a whole response: its text, its calls, then `Done`.
+fn done_events(response: ChatResponse) -> Vec<Result<ChatEvent, ModelError>> {
+    let mut out = Vec::new();
+    if !response.message.content.is_empty() {
+        out.push(Ok(ChatEvent::TextDelta(response.message.content.clone())));
+    }
+    for call in &response.message.tool_calls {
+        out.push(Ok(ChatEvent::ToolCallStarted {
+            id: call.id.clone(),
+            name: call.name.clone(),
+        }));
+    }
+    out.push(Ok(ChatEvent::Done(response)));
+    out
+}

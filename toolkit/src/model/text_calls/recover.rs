@@ -1,0 +1,129 @@
+//! Tool calls that a model with native tool calling wrote as text: the providers read them out
+//! of a reply that has no calls through the API, so that such a reply is never taken for the
+//! answer.
+//!
+//! Small local models behind llama.cpp, Ollama and other OpenAI- or Anthropic-compatible
+//! servers often write `{"name": "get_weather", "arguments": {"city": "Paris"}}` (bare, in a
+//! fenced block, or in Hermes `<tool_call>` tags) into the text of the reply when their chat
+//! template gives the server no tool-call syntax to recognise. Every form the parser reads is
+//! accepted here (see [`TextCallFormat`](super::TextCallFormat)), and nothing is refused:
+//! a call of a tool that was not offered, or without a name, is kept, so the agent answers
+//! it with an error the model reads rather than taking the reply for prose.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::parse::{Strictness, parse_reply};
+use super::prompt::results_text;
+use super::syntax::TextCallFormat;
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, Role, ToolChoice};
+use crate::tool::ToolCall;
+
+/// Make the calls written as text in `response` its calls, when it has none through the API
+/// and `request` let the model call tools. `original_name` maps a name as the model saw it on
+/// the wire back to the tool's name. Returns how many calls were read.
+///
+/// The message keeps its text as the model wrote it and is marked
+/// [`calls_in_text`](crate::model::Message::calls_in_text), so that providers send it back the
+/// same way. A block that looks like a call but cannot be read becomes one call without a name,
+/// which the agent refuses with a result saying how to write a call.
+pub(crate) fn recover(
+    response: &mut ChatResponse,
+    request: &ChatRequest,
+    original_name: &dyn Fn(&str) -> String,
+) -> usize {
+    let message = &mut response.message;
+    if !message.tool_calls.is_empty()
+        || request.tools.is_empty()
+        || request.tool_choice == ToolChoice::None
+        || message.content.trim().is_empty()
+    {
+        return 0;
+    }
+    let mut taken: HashSet<String> = request
+        .messages
+        .iter()
+        .flat_map(|m| {
+            let calls = m.tool_calls.iter().map(|c| c.id.to_string());
+            calls.chain(m.tool_call_id.as_deref().map(str::to_owned))
+        })
+        .collect();
+    let mut fresh = || format!("call_{:016x}", fastrand::u64(..));
+    let calls = match parse_reply(
+        &message.content,
+        TextCallFormat::Json,
+        &request.tools,
+        Strictness::Keep,
+        &mut taken,
+        &mut fresh,
+    ) {
+        Ok(parsed) => parsed.calls,
+        Err(error) => {
+            tracing::warn!(%error, "the model wrote a tool call as text that cannot be read");
+            vec![ToolCall::new(fresh(), "", "{}")]
+        }
+    };
+    if calls.is_empty() {
+        return 0;
+    }
+    for call in &calls {
+        tracing::info!(
+            tool = %call.name,
+            call_id = %call.id,
+            "recovered a tool call the model wrote as text"
+        );
+    }
+    let count = calls.len();
+    message.tool_calls = calls
+        .into_iter()
+        .map(|call| ToolCall {
+            name: original_name(&call.name),
+            ..call
+        })
+        .collect();
+    message.calls_in_text = true;
+    response.finish_reason = FinishReason::ToolCalls;
+    count
+}
+
+/// `messages` as a provider sends them: an assistant message whose calls were written as text
+/// ([`calls_in_text`](crate::model::Message::calls_in_text)) goes back as that text alone, and
+/// the tool messages answering its calls as one user message in plain words
+/// ([`results_text`]), since the model's chat template evidently has no tool-call syntax.
+/// Borrowed unchanged when there is no such message.
+pub(crate) fn plain_history(messages: &[Message]) -> Cow<'_, [Message]> {
+    if !messages.iter().any(|m| m.calls_in_text) {
+        return Cow::Borrowed(messages);
+    }
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut answering: HashSet<Arc<str>> = HashSet::new();
+    let mut results: Vec<&Message> = Vec::new();
+    let flush = |results: &mut Vec<&Message>, out: &mut Vec<Message>| {
+        if !results.is_empty() {
+            out.push(Message::user(results_text(results)));
+            results.clear();
+        }
+    };
+    for message in messages {
+        if message.role == Role::Tool
+            && message
+                .tool_call_id
+                .as_ref()
+                .is_some_and(|id| answering.contains(id))
+        {
+            results.push(message);
+            continue;
+        }
+        flush(&mut results, &mut out);
+        answering.clear();
+        if message.calls_in_text {
+            answering.extend(message.tool_calls.iter().map(|c| c.id.clone()));
+            out.push(Message::assistant(message.content.clone(), Vec::new()));
+        } else {
+            out.push(message.clone());
+        }
+    }
+    flush(&mut results, &mut out);
+    Cow::Owned(out)
+}
