@@ -179,8 +179,10 @@ async fn malformed_reply_is_repaired_after_one_re_ask() {
     );
 }
 
+/// After the repairs, an unusable call goes on as written: the agent answers it with an error the
+/// model reads. A reply that still calls nothing where a call is required is an error.
 #[tokio::test]
-async fn exhausted_repairs_fail_as_malformed() {
+async fn exhausted_repairs_pass_the_call_on() {
     let unknown = r#"{"tool_calls": [{"name": "delete_everything", "parameters": {}}]}"#;
     let inner = Arc::new(ScriptedModel::new([
         ScriptedTurn::text(unknown),
@@ -188,15 +190,55 @@ async fn exhausted_repairs_fail_as_malformed() {
         ScriptedTurn::text("never asked"),
     ]));
     let model = TextToolCalls::new(inner.clone()).max_repairs(1);
-    let error = model.chat(ask("Clean up.")).await.unwrap_err();
-    match error {
+    let response = model.chat(ask("Clean up.")).await.unwrap();
+    assert_eq!(response.message.tool_calls.len(), 1);
+    assert_eq!(response.message.tool_calls[0].name, "delete_everything");
+    assert_eq!(inner.remaining(), 1);
+
+    // Through an agent, the model reads why it cannot call that tool.
+    let inner = Arc::new(ScriptedModel::new([
+        ScriptedTurn::text(unknown),
+        ScriptedTurn::text(unknown),
+        ScriptedTurn::text("I cannot delete everything."),
+    ]));
+    let kit = agent_toolkit::Toolkit::builder()
+        .register(calculator::Calculator)
+        .build()
+        .unwrap();
+    let mut agent = ReActAgent::builder(TextToolCalls::new(inner.clone()).max_repairs(1))
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    assert_eq!(
+        agent.run("Clean up.").await.unwrap(),
+        "I cannot delete everything."
+    );
+    let refusal = agent
+        .memory()
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .unwrap();
+    assert!(
+        refusal
+            .content
+            .contains("`delete_everything` is not available"),
+        "{}",
+        refusal.content
+    );
+
+    let inner = Arc::new(ScriptedModel::new([
+        ScriptedTurn::text("No."),
+        ScriptedTurn::text("Still no."),
+    ]));
+    let model = TextToolCalls::new(inner).max_repairs(1);
+    let required = ask("Clean up.").with_tool_choice(ToolChoice::Required);
+    match model.chat(required).await.unwrap_err() {
         ModelError::Malformed(message) => {
-            assert!(message.contains("`delete_everything`"), "{message}");
             assert!(message.contains("after 1 repair"), "{message}");
+            assert!(message.contains("must call at least one tool"), "{message}");
         }
         other => panic!("expected Malformed, got {other:?}"),
     }
-    assert_eq!(inner.remaining(), 1);
 }
 
 #[tokio::test]
@@ -230,8 +272,9 @@ async fn history_is_rendered_as_text() {
             let results = &r.messages[3];
             ensure(
                 results.content
-                    == "Tool result for call call_1 (get_weather): 21°C\n\n\
-                        Tool result for call call_2 (search) [error]: Error: offline",
+                    == "The functions returned:\n1. get_weather: 21°C\n\
+                        2. search (failed): Error: offline\n\
+                        Correct the call and try again, or answer my previous question in plain text.",
                 format!("results: {}", results.content),
             )?;
             ensure(results.tool_call_id.is_none() && !results.is_error, "tool fields kept")
@@ -405,7 +448,8 @@ async fn the_002_xml_form_runs_a_tool() {
             |r| {
                 let last = &r.messages[r.messages.len() - 1];
                 ensure(
-                    last.content == "Tool result for call call_1 (calculator): 15",
+                    last.content
+                        == "The function returned: 15\nUse this result to answer my previous question in plain text.",
                     format!("the tool result is not 15: {}", last.content),
                 )
             },

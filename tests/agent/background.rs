@@ -111,4 +111,3 @@ async fn jobs_with_one_call_id_are_each_reported_to_the_model() {
         3
     );
 }
-

@@ -8,10 +8,12 @@
 mod approval;
 mod background;
 mod external;
+mod failed;
 mod groups;
 #[cfg(feature = "validate")]
 mod hand_written;
 mod info;
+mod limits;
 mod paused;
 mod runs;
 mod tools;

@@ -20,11 +20,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_toolkit::model::{
-    ChatRequest, ChatResponse, ModelError, TextCallFormat, TextToolCalls, parse_tool_calls,
+    ChatEvent, ChatRequest, ChatResponse, ModelError, TextCallFormat, TextToolCalls,
+    parse_tool_calls,
 };
 use agent_toolkit::prelude::*;
-use agent_toolkit::{ChatModel, ReActAgent, agent::AgentError, exec::ApprovalDecision};
+use agent_toolkit::{AgentEvent, ChatModel, ReActAgent, agent::AgentError, exec::ApprovalDecision};
+use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use model::{ModelServer, Template};
 use tasks::{Approve, Log, Task};
 
@@ -44,6 +47,22 @@ impl<M: ChatModel> ChatModel for Timed<M> {
             spent.1 += 1;
             response
         })
+    }
+    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+        let started = Instant::now();
+        let spent = self.spent.clone();
+        let mut counted = false;
+        self.inner
+            .chat_stream(request)
+            .inspect(move |event| {
+                if !counted && matches!(event, Ok(ChatEvent::Done(_)) | Err(_)) {
+                    counted = true;
+                    let mut spent = spent.lock().unwrap();
+                    spent.0 += started.elapsed();
+                    spent.1 += 1;
+                }
+            })
+            .boxed()
     }
     fn dialect(&self) -> agent_toolkit::Dialect {
         self.inner.dialect()
@@ -77,13 +96,20 @@ enum Blame {
 /// The whole run must end within this (a hang is a library failure).
 const RUN_LIMIT: Duration = Duration::from_secs(300);
 
-async fn run(server: &ModelServer, wire: Wire, task: &Task) -> Outcome {
+/// Every other task is streamed, so both paths of every wire are measured.
+async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Outcome {
     let log = Arc::new(Log::default());
     let toolkit = tasks::toolkit(task.tools, log.clone(), task.finance_off);
     let spent = Arc::new(Mutex::new((Duration::ZERO, 0)));
     let chat: Box<dyn ChatModel> = match wire {
-        Wire::OpenAi => Box::new(Timed { inner: server.openai(), spent: spent.clone() }),
-        Wire::Anthropic => Box::new(Timed { inner: server.anthropic(), spent: spent.clone() }),
+        Wire::OpenAi => Box::new(Timed {
+            inner: server.openai(),
+            spent: spent.clone(),
+        }),
+        Wire::Anthropic => Box::new(Timed {
+            inner: server.anthropic(),
+            spent: spent.clone(),
+        }),
         Wire::TextPrompt => Box::new(Timed {
             inner: TextToolCalls::new(server.openai()),
             spent: spent.clone(),
@@ -105,17 +131,61 @@ async fn run(server: &ModelServer, wire: Wire, task: &Task) -> Outcome {
     }
     let mut agent = builder.build().expect("agent");
     let started = Instant::now();
-    let result = tokio::time::timeout(RUN_LIMIT, agent.run(task.prompt)).await;
+    let result = if stream {
+        tokio::time::timeout(RUN_LIMIT, streamed(&mut agent, task)).await
+    } else {
+        tokio::time::timeout(RUN_LIMIT, agent.run(task.prompt)).await
+    };
     let total = started.elapsed();
     let (model_time, turns) = *spent.lock().unwrap();
     let ok = judge(task, &agent, result, &log, &toolkit);
-    let calls_right = (!task.calls.is_empty()).then(|| tasks::check_calls(task, &log.calls()).is_ok());
+    let calls_right =
+        (!task.calls.is_empty()).then(|| tasks::check_calls(task, &log.calls()).is_ok());
     if ok.is_err() && std::env::var_os("TASKS_VERBOSE").is_some() {
         for m in agent.memory() {
-            eprintln!("    {:?}{}: {:?} {:?}", m.role, if m.calls_in_text { " (calls in text)" } else { "" }, m.content, m.tool_calls.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect::<Vec<_>>());
+            eprintln!(
+                "    {:?}{}: {:?} {:?}",
+                m.role,
+                if m.calls_in_text {
+                    " (calls in text)"
+                } else {
+                    ""
+                },
+                m.content,
+                m.tool_calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, c.arguments))
+                    .collect::<Vec<_>>()
+            );
         }
     }
-    Outcome { ok, calls_right, turns, model: model_time, total }
+    Outcome {
+        ok,
+        calls_right,
+        turns,
+        model: model_time,
+        total,
+    }
+}
+
+/// The run through `run_stream`, approvals answered through its events.
+async fn streamed(agent: &mut ReActAgent, task: &Task) -> Result<String, AgentError> {
+    let mut events = Box::pin(agent.run_stream(task.prompt));
+    let mut outcome = Err(AgentError::External(
+        "the stream ended without an outcome".into(),
+    ));
+    while let Some(event) = events.next().await {
+        match event {
+            AgentEvent::ApprovalRequested(_, responder) => match task.approve {
+                Approve::Yes => responder.approve(),
+                Approve::No => responder.deny("the user said no"),
+            },
+            AgentEvent::Final(answer) => outcome = Ok(answer),
+            AgentEvent::Failed(error) => outcome = Err(error),
+            _ => {}
+        }
+    }
+    outcome
 }
 
 fn judge(
@@ -145,11 +215,15 @@ fn judge(
     let answer = match result {
         Err(_) => return library(format!("no end within {RUN_LIMIT:?}")),
         Ok(Ok(answer)) => answer,
-        Ok(Err(AgentError::MaxIterations { .. })) => return model("no answer within 6 turns".into()),
+        Ok(Err(AgentError::MaxIterations { .. })) => {
+            return model("no answer within 6 turns".into());
+        }
         Ok(Err(AgentError::ArgumentBudget { tool, .. })) => {
             return model(format!("kept sending invalid arguments to {tool}"));
         }
-        Ok(Err(AgentError::Model(e @ ModelError::OutputRejected { .. }))) => return model(e.to_string()),
+        Ok(Err(AgentError::Model(e @ ModelError::OutputRejected { .. }))) => {
+            return model(e.to_string());
+        }
         Ok(Err(e)) => return library(format!("the run failed: {e}")),
     };
     // An answer that is a call of an offered tool was misread.
@@ -178,7 +252,9 @@ fn main() {
         .collect();
     let mut table: BTreeMap<(Template, Wire), Vec<(&'static str, Outcome)>> = BTreeMap::new();
     for template in [Template::Structured, Template::Own] {
-        if std::env::var("TASKS_TEMPLATE").is_ok_and(|t| !format!("{template:?}").eq_ignore_ascii_case(&t)) {
+        if std::env::var("TASKS_TEMPLATE")
+            .is_ok_and(|t| !format!("{template:?}").eq_ignore_ascii_case(&t))
+        {
             continue;
         }
         let Some(server) = ModelServer::start(template) else {
@@ -189,11 +265,13 @@ fn main() {
             Template::Own => &[Wire::OpenAi, Wire::Anthropic, Wire::TextPrompt],
         };
         for &wire in wires {
-            if std::env::var("TASKS_WIRE").is_ok_and(|w| !format!("{wire:?}").eq_ignore_ascii_case(&w)) {
+            if std::env::var("TASKS_WIRE")
+                .is_ok_and(|w| !format!("{wire:?}").eq_ignore_ascii_case(&w))
+            {
                 continue;
             }
-            for task in &tasks {
-                let outcome = runtime.block_on(run(&server, wire, task));
+            for (n, task) in tasks.iter().enumerate() {
+                let outcome = runtime.block_on(run(&server, wire, task, !n.is_multiple_of(2)));
                 let verdict = match &outcome.ok {
                     Ok(()) => "ok".to_string(),
                     Err((blame, why)) => format!("{blame:?} failure: {why}"),
@@ -204,7 +282,10 @@ fn main() {
                     outcome.turns,
                     outcome.total.as_secs_f64()
                 );
-                table.entry((template, wire)).or_default().push((task.name, outcome));
+                table
+                    .entry((template, wire))
+                    .or_default()
+                    .push((task.name, outcome));
             }
         }
     }
@@ -212,15 +293,24 @@ fn main() {
 }
 
 fn print_table(table: &BTreeMap<(Template, Wire), Vec<(&'static str, Outcome)>>) {
-    println!("| template | wire | success | right calls | model failures | library failures | turns per task | model time per turn | library time per turn |");
+    println!(
+        "| template | wire | success | right calls | model failures | library failures | turns per task | model time per turn | library time per turn |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     for ((template, wire), runs) in table {
         let n = runs.len();
         let ok = runs.iter().filter(|(_, o)| o.ok.is_ok()).count();
-        let blamed = |b: Blame| runs.iter().filter(|(_, o)| matches!(&o.ok, Err((x, _)) if *x == b)).count();
+        let blamed = |b: Blame| {
+            runs.iter()
+                .filter(|(_, o)| matches!(&o.ok, Err((x, _)) if *x == b))
+                .count()
+        };
         let turns: usize = runs.iter().map(|(_, o)| o.turns).sum();
         let needing = runs.iter().filter(|(_, o)| o.calls_right.is_some()).count();
-        let right = runs.iter().filter(|(_, o)| o.calls_right == Some(true)).count();
+        let right = runs
+            .iter()
+            .filter(|(_, o)| o.calls_right == Some(true))
+            .count();
         let model: Duration = runs.iter().map(|(_, o)| o.model).sum();
         let total: Duration = runs.iter().map(|(_, o)| o.total).sum();
         let per_turn = |d: Duration| d.as_secs_f64() * 1000.0 / turns.max(1) as f64;

@@ -12,6 +12,7 @@ mod tls;
 
 mod auth;
 mod bad_input;
+mod call_timeout;
 mod fixture;
 mod https;
 #[cfg(feature = "interop")]

@@ -129,7 +129,8 @@ impl ModelServer {
                 return unavailable("the server's stdout was not captured".into());
             };
             let mut line = String::new();
-            let ready = BufReader::new(stdout).read_line(&mut line).is_ok() && line.trim() == "ready";
+            let ready =
+                BufReader::new(stdout).read_line(&mut line).is_ok() && line.trim() == "ready";
             if ready {
                 return Some(ModelServer {
                     child,
@@ -139,7 +140,8 @@ impl ModelServer {
             }
             let _ = child.kill();
             let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
-            last_error = format!("llama.cpp's server did not become ready on port {port} ({status})");
+            last_error =
+                format!("llama.cpp's server did not become ready on port {port} ({status})");
         }
         unavailable(last_error)
     }
@@ -215,7 +217,8 @@ fn free_port() -> u16 {
 /// Runs `tests/model/setup.sh` unless its results are there.
 fn setup() -> Result<(), String> {
     let dir = model_dir();
-    let ready = dir.join("venv/.ready").is_file() && dir.join(format!("{WEIGHTS}.sha256")).is_file();
+    let ready =
+        dir.join("venv/.ready").is_file() && dir.join(format!("{WEIGHTS}.sha256")).is_file();
     if ready {
         return Ok(());
     }

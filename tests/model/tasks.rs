@@ -234,7 +234,10 @@ pub async fn get_user_city(
 ) -> String {
     log.record("get_user_city", json!({ "name": name }));
     match name.to_lowercase().trim() {
-        "alice" => "Alice lives in Berlin. Call get_weather with city Berlin to get the weather there.".into(),
+        "alice" => {
+            "Alice lives in Berlin. Call get_weather with city Berlin to get the weather there."
+                .into()
+        }
         other => format!("no person named {other}"),
     }
 }
@@ -338,39 +341,228 @@ const fn task(
 /// The task set.
 pub fn tasks() -> Vec<Task> {
     vec![
-        task("weather", "What is the weather in Paris?", &["get_weather"], &[("get_weather", r#"{"city":"Paris"}"#)], &[&["21"]]),
-        task("weather_rain", "Is it raining in Berlin right now?", &["get_weather"], &[("get_weather", r#"{"city":"Berlin"}"#)], &[&["rain"]]),
-        task("no_tool_capital", "What is the capital of Italy? Answer in one word.", &["get_weather"], &[], &[&["Rome"]]),
-        task("no_tool_greeting", "How do you say 'thank you' in French?", &["get_weather"], &[], &[&["merci"]]),
-        task("add", "What is 1234 plus 4321?", &["add", "multiply"], &[("add", r#"{"a":1234,"b":4321}"#)], &[&["5555"]]),
-        task("multiply", "What is 12 multiplied by 34?", &["add", "multiply"], &[("multiply", r#"{"a":12,"b":34}"#)], &[&["408"]]),
-        task("read_file", "Read the file /etc/motd and tell me when the maintenance is.", &["read_file"], &[("read_file", r#"{"path":"/etc/motd"}"#)], &[&["Friday"]]),
-        task("currency", "Convert 100 USD to EUR.", &["convert_currency"], &[("convert_currency", r#"{"amount":100,"from":"USD","to":"EUR"}"#)], &[&["92"]]),
-        task("contact", "What is Bob's email address?", &["search_contacts"], &[("search_contacts", r#"{"name":"Bob"}"#)], &[&["bob@example.com"]]),
-        task("stock_preset", "What is the current price of ACME stock?", &["get_stock_price"], &[("get_stock_price", r#"{"symbol":"ACME","api_key":"sk-test-7f3a9c","user":"ada-lovelace"}"#)], &[&["132.5"]]),
-        task("time", "What time is it in Tokyo?", &["get_time", "get_weather"], &[("get_time", r#"{"city":"Tokyo"}"#)], &[&["14:30"]]),
-        task("order", "What is the status of order 4521?", &["lookup_order"], &[("lookup_order", r#"{"order_number":4521}"#)], &[&["shipped"]]),
-        task("population", "What is the population of Canada?", &["get_population"], &[("get_population", r#"{"country":"Canada"}"#)], &[&["40"]]),
-        task("distance", "How far is it by road from Paris to Berlin?", &["get_distance"], &[("get_distance", r#"{"from":"Paris","to":"Berlin"}"#)], &[&["1054", "1,054"]]),
-        task("delete_approved", "Delete the file /tmp/old.log.", &["delete_file"], &[("delete_file", r#"{"path":"/tmp/old.log"}"#)], &[]),
+        task(
+            "weather",
+            "What is the weather in Paris?",
+            &["get_weather"],
+            &[("get_weather", r#"{"city":"Paris"}"#)],
+            &[&["21"]],
+        ),
+        task(
+            "weather_rain",
+            "Is it raining in Berlin right now?",
+            &["get_weather"],
+            &[("get_weather", r#"{"city":"Berlin"}"#)],
+            &[&["rain"]],
+        ),
+        task(
+            "no_tool_capital",
+            "What is the capital of Italy? Answer in one word.",
+            &["get_weather"],
+            &[],
+            &[&["Rome"]],
+        ),
+        task(
+            "no_tool_greeting",
+            "How do you say 'thank you' in French?",
+            &["get_weather"],
+            &[],
+            &[&["merci"]],
+        ),
+        task(
+            "add",
+            "What is 1234 plus 4321?",
+            &["add", "multiply"],
+            &[("add", r#"{"a":1234,"b":4321}"#)],
+            &[&["5555"]],
+        ),
+        task(
+            "multiply",
+            "What is 12 multiplied by 34?",
+            &["add", "multiply"],
+            &[("multiply", r#"{"a":12,"b":34}"#)],
+            &[&["408"]],
+        ),
+        task(
+            "read_file",
+            "Read the file /etc/motd and tell me when the maintenance is.",
+            &["read_file"],
+            &[("read_file", r#"{"path":"/etc/motd"}"#)],
+            &[&["Friday"]],
+        ),
+        task(
+            "currency",
+            "Convert 100 USD to EUR.",
+            &["convert_currency"],
+            &[(
+                "convert_currency",
+                r#"{"amount":100,"from":"USD","to":"EUR"}"#,
+            )],
+            &[&["92"]],
+        ),
+        task(
+            "contact",
+            "What is Bob's email address?",
+            &["search_contacts"],
+            &[("search_contacts", r#"{"name":"Bob"}"#)],
+            &[&["bob@example.com"]],
+        ),
+        task(
+            "stock_preset",
+            "What is the current price of ACME stock?",
+            &["get_stock_price"],
+            &[(
+                "get_stock_price",
+                r#"{"symbol":"ACME","api_key":"sk-test-7f3a9c","user":"ada-lovelace"}"#,
+            )],
+            &[&["132.5"]],
+        ),
+        task(
+            "time",
+            "What time is it in Tokyo?",
+            &["get_time", "get_weather"],
+            &[("get_time", r#"{"city":"Tokyo"}"#)],
+            &[&["14:30"]],
+        ),
+        task(
+            "order",
+            "What is the status of order 4521?",
+            &["lookup_order"],
+            &[("lookup_order", r#"{"order_number":4521}"#)],
+            &[&["shipped"]],
+        ),
+        task(
+            "population",
+            "What is the population of Canada?",
+            &["get_population"],
+            &[("get_population", r#"{"country":"Canada"}"#)],
+            &[&["40"]],
+        ),
+        task(
+            "distance",
+            "How far is it by road from Paris to Berlin?",
+            &["get_distance"],
+            &[("get_distance", r#"{"from":"Paris","to":"Berlin"}"#)],
+            &[&["1054", "1,054"]],
+        ),
+        task(
+            "delete_approved",
+            "Delete the file /tmp/old.log.",
+            &["delete_file"],
+            &[("delete_file", r#"{"path":"/tmp/old.log"}"#)],
+            &[],
+        ),
         Task {
             denied: Some("delete_file"),
             approve: Approve::No,
-            ..task("delete_denied", "Delete the file /tmp/cache.txt.", &["delete_file"], &[], &[])
+            ..task(
+                "delete_denied",
+                "Delete the file /tmp/cache.txt.",
+                &["delete_file"],
+                &[],
+                &[],
+            )
         },
-        task("chained_email", "Find Alice's email address, then send her an email saying hello.", &["search_contacts", "send_email"], &[("search_contacts", r#"{"name":"Alice"}"#), ("send_email", r#"{"to":"alice@example.com"}"#)], &[]),
-        task("chained_read", "Read /srv/notes.txt and tell me which day to call the plumber.", &["read_file"], &[("read_file", r#"{"path":"/srv/notes.txt"}"#)], &[&["Tuesday"]]),
-        task("two_cities", "Call get_weather twice: once for Paris, once for Berlin.", &["get_weather"], &[("get_weather", r#"{"city":"Paris"}"#), ("get_weather", r#"{"city":"Berlin"}"#)], &[]),
-        task("error_recovery", "What role does the user ALICE have?", &["lookup_user"], &[("lookup_user", r#"{"username":"alice"}"#)], &[&["admin"]]),
-        task("background", "Generate a report about sales.", &["generate_report"], &[("generate_report", r#"{"topic":"sales"}"#)], &[]),
-        task("chained_weather", "First find the city where Alice lives, then get the weather there.", &["get_user_city", "get_weather"], &[("get_user_city", r#"{"name":"Alice"}"#), ("get_weather", r#"{"city":"Berlin"}"#)], &[&["15"]]),
-        task("currency_words", "Convert 100 dollars to euros.", &["convert_currency"], &[("convert_currency", r#"{"amount":100,"from":"USD","to":"EUR"}"#)], &[&["92"]]),
-        task("order_hash", "What is the status of order #A-4521?", &["lookup_order"], &[("lookup_order", r#"{"order_number":4521}"#)], &[&["shipped"]]),
-        task("error_path", "Read the notes file.", &["read_file"], &[("read_file", r#"{"path":"/srv/notes.txt"}"#)], &[&["plumber"]]),
-        Task { finance_off: true, ..task("group_meta", "Equip the finance tools, then convert 50 GBP to USD.", &["convert_currency", "get_weather"], &[("convert_currency", r#"{"amount":50,"from":"GBP","to":"USD"}"#)], &[&["63"]]) },
+        task(
+            "chained_email",
+            "Find Alice's email address, then send her an email saying hello.",
+            &["search_contacts", "send_email"],
+            &[
+                ("search_contacts", r#"{"name":"Alice"}"#),
+                ("send_email", r#"{"to":"alice@example.com"}"#),
+            ],
+            &[],
+        ),
+        task(
+            "chained_read",
+            "Read /srv/notes.txt and tell me which day to call the plumber.",
+            &["read_file"],
+            &[("read_file", r#"{"path":"/srv/notes.txt"}"#)],
+            &[&["Tuesday"]],
+        ),
+        task(
+            "two_cities",
+            "Call get_weather twice: once for Paris, once for Berlin.",
+            &["get_weather"],
+            &[
+                ("get_weather", r#"{"city":"Paris"}"#),
+                ("get_weather", r#"{"city":"Berlin"}"#),
+            ],
+            &[],
+        ),
+        task(
+            "error_recovery",
+            "What role does the user ALICE have?",
+            &["lookup_user"],
+            &[("lookup_user", r#"{"username":"alice"}"#)],
+            &[&["admin"]],
+        ),
+        task(
+            "background",
+            "Generate a report about sales.",
+            &["generate_report"],
+            &[("generate_report", r#"{"topic":"sales"}"#)],
+            &[],
+        ),
+        task(
+            "chained_weather",
+            "First find the city where Alice lives, then get the weather there.",
+            &["get_user_city", "get_weather"],
+            &[
+                ("get_user_city", r#"{"name":"Alice"}"#),
+                ("get_weather", r#"{"city":"Berlin"}"#),
+            ],
+            &[&["15"]],
+        ),
+        task(
+            "currency_words",
+            "Convert 100 dollars to euros.",
+            &["convert_currency"],
+            &[(
+                "convert_currency",
+                r#"{"amount":100,"from":"USD","to":"EUR"}"#,
+            )],
+            &[&["92"]],
+        ),
+        task(
+            "order_hash",
+            "What is the status of order #A-4521?",
+            &["lookup_order"],
+            &[("lookup_order", r#"{"order_number":4521}"#)],
+            &[&["shipped"]],
+        ),
+        task(
+            "error_path",
+            "Read the notes file.",
+            &["read_file"],
+            &[("read_file", r#"{"path":"/srv/notes.txt"}"#)],
+            &[&["plumber"]],
+        ),
         Task {
             finance_off: true,
-            ..task("group_on", "Convert 50 GBP to USD.", &["convert_currency", "get_weather"], &[("convert_currency", r#"{"amount":50,"from":"GBP","to":"USD"}"#)], &[&["63"]])
+            ..task(
+                "group_meta",
+                "Equip the finance tools, then convert 50 GBP to USD.",
+                &["convert_currency", "get_weather"],
+                &[(
+                    "convert_currency",
+                    r#"{"amount":50,"from":"GBP","to":"USD"}"#,
+                )],
+                &[&["63"]],
+            )
+        },
+        Task {
+            finance_off: true,
+            ..task(
+                "group_on",
+                "Convert 50 GBP to USD.",
+                &["convert_currency", "get_weather"],
+                &[(
+                    "convert_currency",
+                    r#"{"amount":50,"from":"GBP","to":"USD"}"#,
+                )],
+                &[&["63"]],
+            )
         },
     ]
 }
@@ -381,12 +573,14 @@ pub fn includes(actual: &Value, expected: &Value) -> bool {
     let Some(expected) = expected.as_object() else {
         return false;
     };
-    expected.iter().all(|(key, want)| match (actual.get(key), want) {
-        (Some(Value::String(a)), Value::String(w)) => a.trim().eq_ignore_ascii_case(w),
-        (Some(Value::Number(a)), Value::Number(w)) => a.as_f64() == w.as_f64(),
-        (Some(a), w) => a == w,
-        (None, _) => false,
-    })
+    expected
+        .iter()
+        .all(|(key, want)| match (actual.get(key), want) {
+            (Some(Value::String(a)), Value::String(w)) => a.trim().eq_ignore_ascii_case(w),
+            (Some(Value::Number(a)), Value::Number(w)) => a.as_f64() == w.as_f64(),
+            (Some(a), w) => a == w,
+            (None, _) => false,
+        })
 }
 
 /// Why the calls in `log` do not do `task`, if they do not.

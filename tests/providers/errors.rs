@@ -258,3 +258,53 @@ fn invalid_settings_are_refused_at_build() {
         .build();
     assert!(bad_key.is_err());
 }
+
+/// A server that accepts the connection and never answers: each attempt ends at the timeout,
+/// retries follow the policy, and the caller gets a transport error saying it timed out.
+#[tokio::test]
+async fn a_stalled_server_times_out() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(socket);
+        }
+    });
+    let model = OpenAiChat::builder()
+        .base_url(&url)
+        .model("gpt-test")
+        .timeout(Duration::from_millis(300))
+        .retry(RetryPolicy::exponential(1, Duration::from_millis(10), 2.0))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    match model.chat(hi()).await {
+        Err(ModelError::Transport(why)) => assert!(why.contains("timed out"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "one retry"
+    );
+
+    // A stream that stops sending: the silence ends it.
+    let anthropic = AnthropicMessages::builder()
+        .base_url(&url)
+        .model("claude-test")
+        .timeout(Duration::from_millis(300))
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let (_, error) = collect(anthropic.chat_stream(hi())).await;
+    assert!(matches!(error, Some(ModelError::Transport(_))), "{error:?}");
+}

@@ -6,3 +6,4 @@ mod anthropic;
 mod errors;
 mod openai;
 mod support;
+mod text_calls;

@@ -13,13 +13,15 @@ use super::*;
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
     for wire in WIRES {
-        let Some(mut doomed) = ModelServer::start(Template::Structured) else { return };
+        let Some(mut doomed) = ModelServer::start(Template::Structured) else {
+            return;
+        };
         let (toolkit, log) = kit(&["get_weather"]);
         let model = Recorded::new(&doomed, wire);
         let mut agent = agent(&model, &toolkit, yes).build().unwrap();
-        let mut events = Box::pin(agent.run_stream(
-            "What is the weather in Paris? Then write a long poem about it.",
-        ));
+        let mut events = Box::pin(
+            agent.run_stream("What is the weather in Paris? Then write a long poem about it."),
+        );
         let mut failed = None;
         let mut killed = false;
         let deadline = tokio::time::sleep(Duration::from_secs(300));
@@ -41,7 +43,11 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
             }
         }
         drop(events);
-        assert!(killed, "{wire:?}: the answer never streamed: {:?}", log.calls());
+        assert!(
+            killed,
+            "{wire:?}: the answer never streamed: {:?}",
+            log.calls()
+        );
         match failed {
             Some(AgentError::Model(ModelError::Transport(why))) => {
                 assert!(!why.is_empty(), "{wire:?}");
@@ -55,7 +61,9 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
         // turn, and the finished call is not run again.
         let stored = serde_json::to_string(&agent.paused_run().expect("the failed run")).unwrap();
         let run = PausedRun::from_json(&stored).unwrap();
-        let Some(other) = server(Template::Structured) else { return };
+        let Some(other) = server(Template::Structured) else {
+            return;
+        };
         let model = Recorded::new(other, wire);
         let mut resumed = super::agent(&model, &toolkit, yes).build().unwrap();
         match resumed.resume(run).await {
@@ -70,7 +78,13 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
         assert_eq!(log.calls()[0].1, json!({"city": "Paris"}));
         // The resumed model saw the finished call's result.
         let first = &model.requests()[0];
-        assert!(first.messages.iter().any(|m| m.role == Role::Tool && m.content.contains("21")), "{first:?}");
+        assert!(
+            first
+                .messages
+                .iter()
+                .any(|m| m.role == Role::Tool && m.content.contains("21")),
+            "{first:?}"
+        );
         one_result_per_call(resumed.memory());
     }
 }

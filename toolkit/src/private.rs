@@ -143,6 +143,8 @@ pub struct Options {
     pub timeout_ms: Option<u64>,
     /// `retries = N`.
     pub retries: Option<u32>,
+    /// `max_output_bytes = N`.
+    pub max_output_bytes: Option<usize>,
     /// The function is not `async`.
     pub blocking: bool,
 }
@@ -197,6 +199,7 @@ impl From<Options> for ToolOptions {
         options.requires_approval = o.requires_approval;
         options.timeout = o.timeout_ms.map(std::time::Duration::from_millis);
         options.retries = o.retries;
+        options.max_output_bytes = o.max_output_bytes;
         options.blocking = o.blocking;
         options
     }

@@ -3,7 +3,7 @@
 //!
 //! - `#[tool(...)]`: `name`, `description`, `group` (repeatable), the flags `read_only`,
 //!   `idempotent`, `destructive`, `sequential`, `background`, `requires_approval`,
-//!   `timeout = "30s"`, `retries = N`, `crate = "path"`;
+//!   `timeout = "30s"`, `retries = N`, `max_output_bytes = N`, `crate = "path"`;
 //! - `#[tools(...)]`: `crate = "path"`;
 //! - on a parameter: `#[arg(rename = "..", default = <expr> | default, description = "..")]`,
 //!   `#[preset]`, `#[ctx]`, and `///` lines.

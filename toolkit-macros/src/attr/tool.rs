@@ -51,6 +51,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "requires_approval",
     "timeout",
     "retries",
+    "max_output_bytes",
     "crate",
 ];
 
@@ -64,6 +65,7 @@ pub(crate) struct ToolAttr {
     /// Milliseconds.
     pub timeout_ms: Option<Opt<u64>>,
     pub retries: Option<Opt<u32>>,
+    pub max_output_bytes: Option<Opt<u64>>,
     pub krate: Option<Opt<Path>>,
 }
 
@@ -126,6 +128,9 @@ impl ToolAttr {
                     })
                 }
                 "retries" => attr.retries = entry.retries(errors).map(|n| entry.opt(n)),
+                "max_output_bytes" => {
+                    attr.max_output_bytes = entry.byte_count(errors).map(|n| entry.opt(n))
+                }
                 "crate" => attr.krate = entry.crate_path(errors).map(|p| entry.opt(p)),
                 // The flags, handled above; every key is one of `TOOL_OPTIONS`.
                 _ => {}
@@ -167,6 +172,31 @@ impl Entry {
         let hint = "expected `retries = N` with a whole number, e.g. `retries = 3`";
         match self.literal() {
             Some(Lit::Int(i)) => match i.base10_parse::<u32>() {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    errors.at(i, format!("{e}; {hint}"));
+                    None
+                }
+            },
+            _ => {
+                errors.at(self.tokens(), hint);
+                None
+            }
+        }
+    }
+
+    /// `max_output_bytes = N`: a positive whole number of bytes.
+    fn byte_count(&self, errors: &mut Errors) -> Option<u64> {
+        let hint = "expected `max_output_bytes = N` with a whole number of bytes above 0, e.g. `max_output_bytes = 16384`";
+        match self.literal() {
+            Some(Lit::Int(i)) => match i.base10_parse::<u64>() {
+                Ok(0) => {
+                    errors.at(
+                        i,
+                        format!("a budget of 0 bytes would hide every result; {hint}"),
+                    );
+                    None
+                }
                 Ok(n) => Some(n),
                 Err(e) => {
                     errors.at(i, format!("{e}; {hint}"));

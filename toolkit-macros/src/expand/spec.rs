@@ -96,6 +96,13 @@ fn options(tool: &ToolFn) -> TokenStream {
         }
         None => quote!(__at::Option::None),
     };
+    let max_output_bytes = match &a.max_output_bytes {
+        Some(b) => {
+            let n = b.value as usize;
+            quote!(__at::Option::Some(#n))
+        }
+        None => quote!(__at::Option::None),
+    };
     let blocking = !tool.is_async();
     quote! {
         __at::Options {
@@ -108,6 +115,7 @@ fn options(tool: &ToolFn) -> TokenStream {
             requires_approval: #requires_approval,
             timeout_ms: #timeout_ms,
             retries: #retries,
+            max_output_bytes: #max_output_bytes,
             blocking: #blocking,
         }
     }

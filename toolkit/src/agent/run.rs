@@ -144,7 +144,11 @@ impl ReActAgent {
                     // without running the calls that finished.
                     turns.next = iteration;
                     let error = AgentError::Model(e);
-                    self.suspended = Some(PausedRun::failed(turns, external.to_vec(), error.to_string()));
+                    self.suspended = Some(PausedRun::failed(
+                        turns,
+                        external.to_vec(),
+                        error.to_string(),
+                    ));
                     return self.fail(error, &events).await;
                 }
             };

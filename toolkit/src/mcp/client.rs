@@ -262,14 +262,27 @@ impl McpClient {
         let mut progress = self.inner.progress.subscribe(handle.progress_token.clone());
         let cancel = cancel_on_drop(peer.clone(), handle.id.clone());
         let mut reported = false;
+        let timeout = self.inner.options.call_timeout;
         let response = {
             let mut response = std::pin::pin!(handle.await_response());
+            // Silence, not the whole call, is bounded: each progress notification restarts it.
+            let idle = tokio::time::sleep(timeout);
+            tokio::pin!(idle);
             loop {
                 tokio::select! {
                     response = &mut response => break response,
                     Some(event) = progress.rx.recv() => {
                         reported = true;
                         on_progress(event);
+                        idle.as_mut().reset(tokio::time::Instant::now() + timeout);
+                    }
+                    () = &mut idle => {
+                        // `cancel` is not defused: dropping it tells the server to stop.
+                        return Err(McpError::Timeout {
+                            target: self.inner.target.to_string(),
+                            method: "tools/call".into(),
+                            timeout,
+                        });
                     }
                 }
             }

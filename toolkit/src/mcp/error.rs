@@ -59,7 +59,7 @@ pub enum McpError {
         /// The server's message.
         message: String,
     },
-    /// No answer in time.
+    /// No answer in time (for `tools/call`: no answer and no progress for that long).
     #[error("the MCP server {target} did not answer `{method}` within {timeout:?}")]
     Timeout {
         /// The server.

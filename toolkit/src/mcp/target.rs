@@ -95,9 +95,17 @@ pub struct McpClientOptions {
     pub era: McpEra,
     /// Longest wait for a connection and its `initialize` handshake (default 30 s).
     pub connect_timeout: Duration,
-    /// Longest wait for the answer to `tools/list` (default 30 s). Tool calls have no limit of
-    /// their own: the toolkit's timeouts apply to them, or the caller's.
+    /// Longest wait for the answer to `tools/list` (default 30 s).
     pub request_timeout: Duration,
+    /// Longest a `tools/call` may go without an answer or a progress notification (default
+    /// 120 s): each `notifications/progress` of the call starts the wait again, so a tool that
+    /// reports progress may run as long as it keeps reporting, and a response that is lost (a
+    /// server that hangs, a proxy that drops it) ends the call with [`McpError::Timeout`]
+    /// instead of hanging the run; the server is sent `notifications/cancelled`. The toolkit's
+    /// own timeouts apply on top of it.
+    ///
+    /// [`McpError::Timeout`]: super::McpError::Timeout
+    pub call_timeout: Duration,
     /// For a URL target: sent as `Authorization: Bearer <token>` with every request.
     pub bearer_token: Option<String>,
     /// For a URL target: headers sent with every request (an API key a gateway wants, say).
@@ -115,6 +123,7 @@ impl Default for McpClientOptions {
             era: McpEra::Newest,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
             bearer_token: None,
             headers: Vec::new(),
             trusted_roots: TrustedRoots::system(),
@@ -131,6 +140,7 @@ impl fmt::Debug for McpClientOptions {
             .field("era", &self.era)
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
+            .field("call_timeout", &self.call_timeout)
             .field(
                 "bearer_token",
                 &self.bearer_token.as_ref().map(|_| "(redacted)"),

@@ -54,6 +54,7 @@ impl ModelError {
     /// The error for an HTTP error status with this body: [`OutputRejected`](Self::OutputRejected)
     /// when a server says it could not read the model's own output, else
     /// [`Http`](Self::Http).
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
     pub(crate) fn from_status(status: u16, body: String) -> Self {
         const OUTPUT_REJECTED: [&str; 2] = [
             // llama.cpp's server.

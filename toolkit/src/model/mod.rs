@@ -14,8 +14,14 @@
 //! | `error` | [`ModelError`] and which failures are worth retrying |
 //! | `openai` | [`OpenAiChat`]: OpenAI-compatible Chat Completions (feature `openai`) |
 //! | `anthropic` | [`AnthropicMessages`]: the Anthropic Messages API (feature `anthropic`) |
-//! | `http` | what the two providers share: the endpoint, retries under a [`RetryPolicy`](crate::RetryPolicy), error mapping, server-sent events |
-//! | `text_calls` | [`TextToolCalls`]: tool calling taught in the prompt, for models without it; [`parse_tool_calls`] for text from elsewhere |
+//! | `http` | what the two providers share: the endpoint, retries under a [`RetryPolicy`](crate::RetryPolicy), error mapping, server-sent events, and replies whose calls are written as text (`recovery`) |
+//! | `text_calls` | [`TextToolCalls`]: tool calling taught in the prompt, for models without it; [`parse_tool_calls`] for text from elsewhere; the reader of calls written as text that the providers use |
+//!
+//! **Replies are read as real models write them.** A reply is an answer only when it carries no
+//! tool call in any form the parser knows: both providers read calls a model wrote into its text
+//! (their `text_tool_calls` setting, on by default), and a server's refusal of the model's own
+//! output ([`ModelError::OutputRejected`]) is asked again for text rather than sent again
+//! unchanged.
 //!
 //! Everything public is reached here, at `agent_toolkit::model::*`; [`ChatModel`] and
 //! [`ToolChoice`] are also at the crate root.

@@ -40,6 +40,10 @@ pub struct ToolOptions {
     pub timeout: Option<Duration>,
     /// Retries allowed after the first attempt.
     pub retries: Option<u32>,
+    /// The tool's result budget: output longer than this many bytes is cut (head and tail
+    /// kept) before the model sees it; overrides the toolkit's
+    /// [`max_output_bytes`](crate::toolkit::ToolkitBuilder::max_output_bytes).
+    pub max_output_bytes: Option<usize>,
     /// A synchronous (non-`async`) function: the engine runs it on the blocking pool.
     pub blocking: bool,
 }

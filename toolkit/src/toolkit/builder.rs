@@ -64,8 +64,7 @@ struct Registration {
     rename: Option<String>,
     bindings: Vec<Binding>,
     extra_groups: Vec<String>,
-    timeout: Option<Duration>,
-    retries: Option<u32>,
+    overrides: compile::Overrides,
 }
 
 impl Registration {
@@ -75,8 +74,7 @@ impl Registration {
             rename,
             bindings: Vec::new(),
             extra_groups: Vec::new(),
-            timeout: None,
-            retries: None,
+            overrides: compile::Overrides::default(),
         }
     }
 }
@@ -112,8 +110,9 @@ struct ExecDefaults {
 
 /// Default cap on calls running at once in a batch.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
-/// Default limit on the output passed to the model: 1 MiB.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+/// Default result budget: the longest output passed to the model, 64 KiB (about 16,000
+/// tokens), so that one large result cannot fill a model's context.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 << 10;
 /// Default number of background jobs running at once.
 pub const DEFAULT_BACKGROUND_CAPACITY: usize = 64;
 
@@ -248,7 +247,7 @@ impl ToolkitBuilder {
     /// `#[tool(timeout)]` and [`timeout`](Self::timeout)).
     pub fn tool_timeout(mut self, timeout: Duration) -> Self {
         match self.registrations.last_mut() {
-            Some(reg) => reg.timeout = Some(timeout),
+            Some(reg) => reg.overrides.timeout = Some(timeout),
             None => self
                 .errors
                 .push(ConfigError::NothingRegistered("tool_timeout")),
@@ -260,10 +259,22 @@ impl ToolkitBuilder {
     /// `#[tool(retries)]` and the toolkit's [`retry`](Self::retry) policy's count).
     pub fn tool_retries(mut self, retries: u32) -> Self {
         match self.registrations.last_mut() {
-            Some(reg) => reg.retries = Some(retries),
+            Some(reg) => reg.overrides.retries = Some(retries),
             None => self
                 .errors
                 .push(ConfigError::NothingRegistered("tool_retries")),
+        }
+        self
+    }
+
+    /// Give the tools of the last registration their own result budget (overrides
+    /// `#[tool(max_output_bytes)]` and [`max_output_bytes`](Self::max_output_bytes)).
+    pub fn tool_max_output_bytes(mut self, bytes: usize) -> Self {
+        match self.registrations.last_mut() {
+            Some(reg) => reg.overrides.max_output_bytes = Some(bytes.max(1)),
+            None => self
+                .errors
+                .push(ConfigError::NothingRegistered("tool_max_output_bytes")),
         }
         self
     }
@@ -294,9 +305,18 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Longest output handed to the model (default 1 MiB); longer output is cut and marked.
+    /// The result budget of every tool: the longest output handed to the model, in bytes
+    /// (default [`DEFAULT_MAX_OUTPUT_BYTES`], 64 KiB, about 16,000 tokens; at least 1). A
+    /// tool's own `#[tool(max_output_bytes = N)]` or
+    /// [`tool_max_output_bytes`](Self::tool_max_output_bytes) wins.
+    ///
+    /// Longer output is cut in the middle: its start and its end are kept (two thirds and one
+    /// third of the budget), with a note between them saying how many bytes of how many were
+    /// cut and that calling the tool again asking for less (a narrower query, a range, a page)
+    /// shows them. JSON that is cut becomes text. The application-side metadata of the output
+    /// is kept whole.
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
-        self.exec.base.max_output_bytes = bytes;
+        self.exec.base.max_output_bytes = bytes.max(1);
         self
     }
 
@@ -447,8 +467,7 @@ impl ToolkitBuilder {
                 );
                 settings.push(Arc::new(compile::settings_for(
                     &entry.options,
-                    reg.timeout,
-                    reg.retries,
+                    reg.overrides,
                     &defaults.base,
                 )));
                 definitions.push(entry.definition.clone());

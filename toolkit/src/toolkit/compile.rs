@@ -91,16 +91,24 @@ pub(super) struct ExecBase {
     pub(super) max_output_bytes: usize,
 }
 
+/// What one registration overrides of its tools' execution settings
+/// ([`ToolkitBuilder::tool_timeout`](super::ToolkitBuilder::tool_timeout) and its siblings).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Overrides {
+    pub(super) timeout: Option<Duration>,
+    pub(super) retries: Option<u32>,
+    pub(super) max_output_bytes: Option<usize>,
+}
+
 /// A tool's execution settings: the registration's overrides over its own options over the
 /// toolkit's defaults.
 pub(super) fn settings_for(
     options: &ToolOptions,
-    timeout: Option<Duration>,
-    retries: Option<u32>,
+    overrides: Overrides,
     defaults: &ExecBase,
 ) -> ExecSettings {
     let mut retry = defaults.retry.clone();
-    if let Some(n) = retries.or(options.retries) {
+    if let Some(n) = overrides.retries.or(options.retries) {
         retry.max_retries = n;
         if retry.initial_backoff.is_zero() && n > 0 {
             // A tool asked for retries on a toolkit without a policy: a sane default backoff.
@@ -108,10 +116,13 @@ pub(super) fn settings_for(
         }
     }
     ExecSettings {
-        attempt_timeout: timeout.or(options.timeout).or(defaults.timeout),
+        attempt_timeout: overrides.timeout.or(options.timeout).or(defaults.timeout),
         total_timeout: defaults.total_timeout,
         retry,
-        max_output_bytes: defaults.max_output_bytes,
+        max_output_bytes: overrides
+            .max_output_bytes
+            .or(options.max_output_bytes)
+            .unwrap_or(defaults.max_output_bytes),
     }
 }
 

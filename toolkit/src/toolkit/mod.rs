@@ -489,8 +489,11 @@ impl Toolkit {
             Found::Registered(i) => (&self.inner.entries[*i], self.inner.settings[*i].clone()),
             Found::Dynamic(entry) => {
                 // A dynamic set may sit in several toolkits: its settings are this one's.
-                let settings =
-                    compile::settings_for(&entry.options, None, None, &self.inner.exec_base);
+                let settings = compile::settings_for(
+                    &entry.options,
+                    compile::Overrides::default(),
+                    &self.inner.exec_base,
+                );
                 (&**entry, Arc::new(settings))
             }
         };

@@ -101,7 +101,9 @@ impl AnthropicMessagesBuilder {
     }
 
     /// Total time a non-streaming request may take, and the longest silence tolerated while
-    /// connecting or streaming (default 10 minutes).
+    /// streaming (default 10 minutes); connecting waits at most 30 s, or this if shorter. A
+    /// server that stalls ends the request with [`ModelError::Transport`] ("timed out"), retried
+    /// under [`retry`](Self::retry) like any transport failure.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.http.timeout = timeout;
         self

@@ -28,6 +28,10 @@ const MAX_ERROR_BODY: usize = 2048;
 /// while streaming (reasoning models can think for minutes before the first token).
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Longest wait for a connection: a host that does not answer at all is given up on long
+/// before a reasoning model's silence would be.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The providers' retries unless a builder is given others: 2 retries, waiting about 500 ms
 /// and then 1 s (±50 % jitter, so that many clients limited together do not come back
 /// together), and never more than 60 s — a `retry-after` above that is not waited for: the
@@ -155,7 +159,8 @@ impl Endpoint {
         }
         // `read_timeout` bounds each silence rather than the whole exchange, so that a long
         // stream is not cut; non-streaming requests also get a total timeout per request.
-        let client = crate::tls::client_builder(&settings.roots, settings.timeout)
+        let connect = settings.timeout.min(CONNECT_TIMEOUT);
+        let client = crate::tls::client_builder(&settings.roots, connect)
             .map_err(config_error)?
             .read_timeout(settings.timeout)
             .build()

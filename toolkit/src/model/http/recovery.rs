@@ -9,6 +9,8 @@
 //! A provider hands this module one way to ask: the request in, the parsed response and the
 //! name map it was read with out.
 
+use std::sync::Arc;
+
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -17,9 +19,14 @@ use crate::dialect::NameMap;
 use crate::model::text_calls::{as_text_request, recover};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, ModelError, ToolChoice};
 
-/// One non-streaming request to a provider: the response as parsed, with its name map.
-pub(crate) type Ask<'a> =
-    Box<dyn Fn(ChatRequest) -> BoxFuture<'a, Result<(ChatResponse, NameMap), ModelError>> + Send + Sync + 'a>;
+/// One non-streaming request to a provider: the response as parsed, with its name map. The
+/// request is shared, not copied: the original is kept for a second request.
+pub(crate) type Ask<'a> = Box<
+    dyn Fn(Arc<ChatRequest>) -> BoxFuture<'a, Result<(ChatResponse, NameMap), ModelError>>
+        + Send
+        + Sync
+        + 'a,
+>;
 
 /// Whether text calls may be read for `request`: the setting is on and the model may call
 /// tools.
@@ -43,13 +50,14 @@ pub(crate) async fn chat(
     request: ChatRequest,
     ask: Ask<'_>,
 ) -> Result<ChatResponse, ModelError> {
-    match ask(request.clone()).await {
+    let request = Arc::new(request);
+    match ask(Arc::clone(&request)).await {
         Ok((mut response, names)) => {
             read_calls(on, &request, &names, &mut response);
             Ok(response)
         }
         Err(error @ ModelError::OutputRejected { .. }) if applies(on, &request) => {
-            ask_for_text(request, &ask, error).await
+            ask_for_text(&request, &ask, error).await
         }
         Err(error) => Err(error),
     }
@@ -59,7 +67,7 @@ pub(crate) async fn chat(
 /// sends it: a model that cannot write its calls the way the server parses them writes them as
 /// text, and they are read from there. The first error is returned if this fails too.
 async fn ask_for_text(
-    request: ChatRequest,
+    request: &ChatRequest,
     ask: &Ask<'_>,
     rejected: ModelError,
 ) -> Result<ChatResponse, ModelError> {
@@ -67,10 +75,9 @@ async fn ask_for_text(
         error = %rejected,
         "the server could not read the model's output; asking again with the tools in the prompt, to read its calls as text"
     );
-    let again = as_text_request(&request);
-    match ask(again).await {
+    match ask(Arc::new(as_text_request(request))).await {
         Ok((mut response, names)) => {
-            read_calls(true, &request, &names, &mut response);
+            read_calls(true, request, &names, &mut response);
             Ok(response)
         }
         Err(error) => {
@@ -91,15 +98,18 @@ pub(crate) fn stream<'a>(
     events: BoxStream<'a, Result<ChatEvent, ModelError>>,
     ask: Ask<'a>,
 ) -> BoxStream<'a, Result<ChatEvent, ModelError>> {
+    let request = Arc::new(request);
+    let names = Arc::new(names);
     let mut ask = Some(ask);
     events
         .then(move |event| {
-            let request = request.clone();
+            // Only the last event (`Done`, or the error that ends the stream) needs these.
+            let request = Arc::clone(&request);
+            let names = Arc::clone(&names);
             let ask = match &event {
                 Err(ModelError::OutputRejected { .. }) => ask.take(),
                 _ => None,
             };
-            let names = names.clone();
             async move {
                 match event {
                     Ok(ChatEvent::Done(mut response)) => {
@@ -117,15 +127,13 @@ pub(crate) fn stream<'a>(
                         out.push(Ok(ChatEvent::Done(response)));
                         out
                     }
-                    Err(error @ ModelError::OutputRejected { .. })
-                        if applies(on, &request) && ask.is_some() =>
-                    {
-                        let Some(ask) = ask else {
-                            return vec![Err(error)];
-                        };
-                        match ask_for_text(request, &ask, error).await {
-                            Ok(response) => done_events(response),
-                            Err(error) => vec![Err(error)],
+                    Err(error @ ModelError::OutputRejected { .. }) if applies(on, &request) => {
+                        match ask {
+                            Some(ask) => match ask_for_text(&request, &ask, error).await {
+                                Ok(response) => done_events(response),
+                                Err(error) => vec![Err(error)],
+                            },
+                            None => vec![Err(error)],
                         }
                     }
                     other => vec![other],

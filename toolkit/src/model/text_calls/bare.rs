@@ -71,7 +71,10 @@ fn inner(object: &Map<String, Value>, id: Option<&Value>) -> Option<RawCall> {
     if !allowed || object.get("type").is_some_and(|t| t != "function") {
         return None;
     }
-    let arguments = match object.get("arguments").or_else(|| object.get("parameters"))? {
+    let arguments = match object
+        .get("arguments")
+        .or_else(|| object.get("parameters"))?
+    {
         object @ Value::Object(_) => object.clone(),
         // Some models write the arguments as JSON text, as the Chat Completions wire does.
         Value::String(text) => match serde_json::from_str::<Value>(text) {
@@ -108,7 +111,8 @@ mod tests {
 
     #[test]
     fn objects_one_per_line_arrays_and_the_openai_shape() {
-        let text = "{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n{\"name\": \"b\", \"parameters\": {}}";
+        let text =
+            "{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n{\"name\": \"b\", \"parameters\": {}}";
         assert_eq!(names(text), ["a", "b"]);
         assert_eq!(
             names(r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": "{\"y\": 2}"}]"#),
@@ -119,7 +123,7 @@ mod tests {
             ["c"]
         );
         let found = find("Sure:\n{\"name\": \"a\", \"arguments\": {}} done");
-        assert_eq!(found.blocks[0].span, 6..38);
+        assert_eq!(found.blocks[0].span, 6..36);
     }
 
     #[test]

@@ -49,10 +49,7 @@ pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
         }
         pos = start + 1;
     }
-    if markers
-        .iter()
-        .any(|&m| !found.covers(m))
-    {
+    if markers.iter().any(|&m| !found.covers(m)) {
         return Err(TextCallError::Malformed(
             "the reply uses \"tool_calls\" as a JSON key, but not inside a complete JSON \
              object that starts with `{`"

@@ -41,7 +41,6 @@ pub use syntax::TextCallFormat;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) use recover::{plain_history, recover};
 
-
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 

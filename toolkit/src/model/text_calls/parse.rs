@@ -144,7 +144,10 @@ fn check(
     fresh: &mut dyn FnMut() -> String,
 ) -> Result<ToolCall, TextCallError> {
     let keep = strictness == Strictness::Keep;
-    let name = raw.name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+    let name = raw
+        .name
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty());
     let name = match name {
         Some(name) => name,
         None if keep => String::new(),

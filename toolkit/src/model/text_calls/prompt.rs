@@ -113,7 +113,9 @@ pub(super) fn history(
     let mut results: Vec<Message> = Vec::new();
     let flush = |results: &mut Vec<Message>, out: &mut Vec<Message>| {
         if !results.is_empty() {
-            out.push(Message::user(results_text(&results.iter().collect::<Vec<_>>())));
+            out.push(Message::user(results_text(
+                &results.iter().collect::<Vec<_>>(),
+            )));
             results.clear();
         }
     };

@@ -127,3 +127,138 @@ pub(crate) fn plain_history(messages: &[Message]) -> Cow<'_, [Message]> {
     flush(&mut results, &mut out);
     Cow::Owned(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::ToolDefinition;
+
+    fn request(choice: ToolChoice) -> ChatRequest {
+        let weather = ToolDefinition::new("get_weather", "Weather.", json!({"type": "object"}));
+        ChatRequest::new(vec![Message::user("Weather in Paris?")])
+            .with_tools(vec![weather])
+            .with_tool_choice(choice)
+    }
+
+    fn reply(text: &str) -> ChatResponse {
+        ChatResponse::new(Message::assistant(text, Vec::new()))
+    }
+
+    fn same(name: &str) -> String {
+        name.to_owned()
+    }
+
+    #[test]
+    fn a_call_written_as_text_becomes_the_responses_call() {
+        let text = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+        let mut response = reply(text);
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 1);
+        let message = &response.message;
+        assert!(message.calls_in_text);
+        assert_eq!(
+            message.content, text,
+            "the text stays as the model wrote it"
+        );
+        assert_eq!(message.tool_calls[0].name, "get_weather");
+        assert_eq!(message.tool_calls[0].arguments, r#"{"city":"Paris"}"#);
+        assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+    }
+
+    #[test]
+    fn prose_and_refusals_to_call_stay_answers() {
+        for text in [
+            "It is sunny in Paris.",
+            "",
+            r#"{"name": "Paris", "population": 2}"#,
+        ] {
+            let mut response = reply(text);
+            assert_eq!(
+                recover(&mut response, &request(ToolChoice::Auto), &same),
+                0,
+                "{text}"
+            );
+            assert!(!response.message.calls_in_text);
+        }
+        // With tool choice `none` the model was told not to call: its text is its answer.
+        let text = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+        let mut response = reply(text);
+        assert_eq!(recover(&mut response, &request(ToolChoice::None), &same), 0);
+        // Native calls are never second-guessed.
+        let call = ToolCall::new("c1", "get_weather", "{}");
+        let mut response = ChatResponse::new(Message::assistant(text, vec![call]));
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 0);
+        assert_eq!(response.message.tool_calls.len(), 1);
+    }
+
+    #[test]
+    fn calls_that_cannot_run_are_kept_for_the_agent_to_refuse() {
+        // A tool that is not offered: a call all the same, which the agent answers with an error.
+        let mut response = reply(r#"<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>"#);
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 1);
+        assert_eq!(response.message.tool_calls[0].name, "rm_rf");
+        // A block that cannot be read: one call without a name.
+        let mut response = reply(
+            r#"<tool_call name="get_weather"><parameters>{"city": </parameters></tool_call>"#,
+        );
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 1);
+        assert_eq!(response.message.tool_calls[0].name, "");
+    }
+
+    #[test]
+    fn names_map_back_and_ids_do_not_clash_with_the_history() {
+        let mut request = request(ToolChoice::Auto);
+        request
+            .messages
+            .push(Message::tool("call_x", "get_weather", "sunny"));
+        let mut response = reply(r#"{"id": "call_x", "name": "get.weather", "arguments": {}}"#);
+        recover(&mut response, &request, &|n| n.replace('.', "_"));
+        let call = &response.message.tool_calls[0];
+        assert_eq!(call.name, "get_weather");
+        assert_ne!(&*call.id, "call_x");
+    }
+
+    #[test]
+    fn the_history_goes_back_as_the_model_wrote_it() {
+        let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#);
+        let mut written = Message::assistant(
+            r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#,
+            vec![call],
+        );
+        written.calls_in_text = true;
+        let messages = vec![
+            Message::user("Weather in Paris?"),
+            written,
+            Message::tool("c1", "get_weather", "21°C"),
+            Message::user("And tomorrow?"),
+        ];
+        let plain = plain_history(&messages);
+        assert_eq!(plain.len(), 4);
+        assert!(plain[1].tool_calls.is_empty());
+        assert_eq!(plain[1].content, messages[1].content);
+        assert_eq!(plain[2].role, Role::User);
+        assert_eq!(
+            plain[2].content,
+            "The function returned: 21°C\nUse this result to answer my previous question in plain text."
+        );
+        assert_eq!(plain[3].content, "And tomorrow?");
+        // Without such a message, the history is sent as it is.
+        let native = vec![Message::user("hi")];
+        assert!(matches!(plain_history(&native), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn several_results_and_failures_in_words() {
+        let results = [
+            Message::tool("a", "get_weather", "Paris: 21°C"),
+            Message::tool_error("b", "get_weather", "unknown city"),
+        ];
+        let text = results_text(&results.iter().collect::<Vec<_>>());
+        assert_eq!(
+            text,
+            "The functions returned:\n1. get_weather: Paris: 21°C\n2. get_weather (failed): unknown city\n\
+             Correct the call and try again, or answer my previous question in plain text."
+        );
+    }
+}

@@ -209,9 +209,62 @@ fn talking_about_tool_calls_is_not_a_call() {
         assert_eq!(reply.text, text);
         assert!(reply.calls.is_empty());
     }
-    // The other format's calls are prose too: the model was not taught them.
-    let reply = json(r#"<tool_call name="search"><parameters>{}</parameters></tool_call>"#);
-    assert!(reply.unwrap().calls.is_empty());
+}
+
+/// Models write the forms they were trained on whatever the prompt teaches: every form is read
+/// in either format, in the order written.
+#[test]
+fn every_form_is_read_in_either_format() {
+    let reply = "First {\"tool_calls\": [{\"name\": \"search\", \"parameters\": {\"q\": \"a\"}}]}\n\
+                 <tool_call name=\"get_weather\"><parameters>{\"city\": \"Oslo\"}</parameters></tool_call>\n\
+                 <tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"b\"}}\n</tool_call>\n\
+                 ```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}\n```\nDone.";
+    for format in [TextCallFormat::Json, TextCallFormat::Xml] {
+        let parsed = parse_tool_calls(reply, format, &tools()).unwrap();
+        assert_eq!(
+            calls(&parsed),
+            [
+                ("call_1", "search", r#"{"q":"a"}"#),
+                ("call_2", "get_weather", r#"{"city":"Oslo"}"#),
+                ("call_3", "search", r#"{"q":"b"}"#),
+                ("call_4", "get_weather", r#"{"city":"Rome"}"#),
+            ],
+            "{format:?}"
+        );
+        assert_eq!(parsed.text, "First\nDone.", "{format:?}");
+    }
+}
+
+/// What Qwen2.5-Coder-0.5B writes behind llama.cpp with its own chat template, as seen.
+#[test]
+fn calls_as_small_models_write_them() {
+    let bare = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+    let two = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Berlin\"}}";
+    let fenced = "```json\n{\n  \"name\": \"get_weather\",\n  \"arguments\": {\n    \"city\": \"Paris\"\n  }\n}\n```";
+    let hermes = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    for (text, cities) in [(bare, 1), (two, 2), (fenced, 1), (hermes, 1)] {
+        let parsed = json(text).unwrap();
+        assert_eq!(parsed.calls.len(), cities, "{text}");
+        assert!(
+            parsed.calls.iter().all(|c| c.name == "get_weather"),
+            "{text}"
+        );
+        assert_eq!(parsed.text, "", "{text}");
+    }
+    // A Hermes call naming a tool that is not offered is refused like any other.
+    assert!(matches!(
+        json(r#"<tool_call>{"name": "rm", "arguments": {}}</tool_call>"#),
+        Err(TextCallError::UnknownTool { call: 1, .. })
+    ));
+    // seed 002's XML call whose JSON parameters hold a `name` is not a Hermes call.
+    let reply =
+        xml(r#"<tool_call name="search"><parameters>{"name": "x"}</parameters></tool_call>"#)
+            .unwrap();
+    assert_eq!(calls(&reply), [("call_1", "search", r#"{"name":"x"}"#)]);
+    assert_eq!(
+        xml(r#"<tool_call><parameters>{"name": "search"}</parameters></tool_call>"#),
+        Err(TextCallError::MissingName { call: 1 })
+    );
 }
 
 #[test]
