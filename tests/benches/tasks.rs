@@ -8,7 +8,10 @@
 //! doubled result, an unclear error).
 //!
 //! Run: `cargo bench --features full --bench tasks` (sets the model up on first use; add
-//! `-- TASK_NAME` to run the tasks whose name contains it). Not a timed test: it measures.
+//! `-- TASK_NAME` to run the tasks whose name contains it; `TASKS_TEMPLATE=own|structured` and
+//! `TASKS_WIRE=openai|anthropic|textprompt` pick configurations, `TASKS_TEXT_CALLS=off` turns
+//! the reading of text calls off, `TASKS_VERBOSE=1` prints the conversation of every failure).
+//! Not a timed test: it measures.
 
 #[path = "../model/mod.rs"]
 mod model;
@@ -93,6 +96,12 @@ enum Blame {
     Library,
 }
 
+/// Whether the providers read calls written as text: `TASKS_TEXT_CALLS=off` measures them as
+/// they were before they did.
+fn text_calls() -> bool {
+    std::env::var("TASKS_TEXT_CALLS").map_or(true, |v| v != "off")
+}
+
 /// The whole run must end within this (a hang is a library failure).
 const RUN_LIMIT: Duration = Duration::from_secs(300);
 
@@ -103,11 +112,11 @@ async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Out
     let spent = Arc::new(Mutex::new((Duration::ZERO, 0)));
     let chat: Box<dyn ChatModel> = match wire {
         Wire::OpenAi => Box::new(Timed {
-            inner: server.openai(),
+            inner: server.openai_with(text_calls()),
             spent: spent.clone(),
         }),
         Wire::Anthropic => Box::new(Timed {
-            inner: server.anthropic(),
+            inner: server.anthropic_with(text_calls()),
             spent: spent.clone(),
         }),
         Wire::TextPrompt => Box::new(Timed {

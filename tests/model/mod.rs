@@ -163,22 +163,34 @@ impl ModelServer {
 
     /// `OpenAiChat` on this server (`/v1/chat/completions`), model `local`.
     pub fn openai(&self) -> OpenAiChat {
+        self.openai_with(true)
+    }
+
+    /// [`openai`](Self::openai) with text calls read or not.
+    pub fn openai_with(&self, text_calls: bool) -> OpenAiChat {
         OpenAiChat::builder()
             .base_url(format!("{}/v1", self.url))
             .model("local")
             .timeout(REQUEST_TIMEOUT)
             .retry(retries())
+            .text_tool_calls(text_calls)
             .build()
             .expect("OpenAiChat for the model server")
     }
 
     /// `AnthropicMessages` on this server (`/v1/messages`), model `local`.
     pub fn anthropic(&self) -> AnthropicMessages {
+        self.anthropic_with(true)
+    }
+
+    /// [`anthropic`](Self::anthropic) with text calls read or not.
+    pub fn anthropic_with(&self, text_calls: bool) -> AnthropicMessages {
         AnthropicMessages::builder()
             .base_url(&self.url)
             .model("local")
             .timeout(REQUEST_TIMEOUT)
             .retry(retries())
+            .text_tool_calls(text_calls)
             .build()
             .expect("AnthropicMessages for the model server")
     }

@@ -34,7 +34,15 @@ async fn everyday_tasks_complete_with_the_models_own_template() {
             let (toolkit, log) = kit(task.tools);
             let model = Recorded::new(server, wire);
             let mut agent = agent(&model, &toolkit, yes).build().unwrap();
-            let run = drive(&mut agent, &model, &log, task.prompt, n.is_multiple_of(2), yes).await;
+            let run = drive(
+                &mut agent,
+                &model,
+                &log,
+                task.prompt,
+                n.is_multiple_of(2),
+                yes,
+            )
+            .await;
             let answer = run
                 .outcome
                 .as_ref()
