@@ -6,6 +6,8 @@
 mod integers;
 #[path = "dialects/tagged.rs"]
 mod tagged;
+#[path = "dialects/unit_enums.rs"]
+mod unit_enums;
 
 use std::collections::HashMap;
 

@@ -137,3 +137,23 @@ async fn untrusted_certificates_missing_headers_and_wrong_tokens_are_clear_error
             .unwrap_err();
     assert!(matches!(err, A2aClientError::Config(_)), "{err:?}");
 }
+
+/// A server whose certificate is a CA certificate (made with `openssl req -x509` the quick
+/// way): trusted or not, rustls refuses it as `CaUsedAsEndEntity`, and the error says what that
+/// means and how to make a certificate that works.
+#[tokio::test]
+async fn a_ca_certificate_used_as_the_servers_is_explained() {
+    let pki = tls::ca_as_server("quick self-signed");
+    let url = server(&pki);
+    let err = RemoteAgent::connect(
+        AgentConfig::new(url)
+            .header("x-api-key", "k1")
+            .trusted_roots(trusting(&pki)),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("CaUsedAsEndEntity"), "{text}");
+    assert!(text.contains("is a CA certificate"), "{text}");
+    assert!(text.contains("CA:FALSE"), "{text}");
+}

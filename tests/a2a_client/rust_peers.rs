@@ -396,3 +396,30 @@ async fn client_tools_with_our_agent_server_answering_in_messages() {
         assert_eq!(model.remaining(), 0);
     }
 }
+
+/// A session that asks for LangChain-shaped calls, as a peer written from design document 000
+/// expects: the tools part says `format: "langchain"`, our server answers in that shape (calls
+/// in a Message), and the session runs them and gets the answer.
+#[tokio::test]
+async fn client_tools_in_the_langchain_format() {
+    use agent_toolkit::a2a::parts::{CallFormat, to_data_part_as};
+    let part = to_data_part_as(&[], CallFormat::LangChain);
+    let model = Arc::new(
+        ScriptedModel::new([ScriptedTurn::call("get_weather", json!({"city": "Paris"}))])
+            .then(ScriptedTurn::text("It is 18C and sunny in Paris.")),
+    );
+    let url = agent_server(model.clone()).await;
+    let toolkit = Toolkit::builder().register(GetWeather).build().unwrap();
+    let agent = RemoteAgent::connect(&url).await.unwrap();
+    let mut session = ClientToolsSession::new(agent, toolkit).call_format(CallFormat::LangChain);
+    let reply = session.send("Weather in Paris?").await.unwrap();
+    assert_eq!(reply.answer, "It is 18C and sunny in Paris.");
+    assert_eq!(reply.rounds, 1);
+    assert_eq!(
+        part.metadata
+            .as_ref()
+            .and_then(|m| m.get("format"))
+            .and_then(|f| f.as_str()),
+        Some("langchain")
+    );
+}

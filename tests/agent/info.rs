@@ -1,6 +1,8 @@
 //! `AgentInfo`: the agent reference of seeds/003 (`getAgentName(Agent agent)`) — a tool run by
 //! an agent learns the agent's name and id, the run and the iteration.
 
+use std::sync::Arc;
+
 use agent_toolkit::model::Role;
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
@@ -217,4 +219,68 @@ async fn outside_an_agent_a_tool_gets_a_clear_context_error() {
         .find(|m| m.role == Role::Tool)
         .map(|m| m.content.clone());
     assert_eq!(text.as_deref(), Some("opt"));
+}
+
+/// Who a tool works for: one value at each context level.
+struct Principal(&'static str);
+
+/// Say who the call is for.
+#[tool]
+async fn whoami(#[ctx] who: Ctx<Principal>) -> String {
+    who.0.0.to_string()
+}
+
+/// The precedence rule through an agent run: call (the run's) > agent > toolkit.
+#[tokio::test]
+async fn a_runs_context_beats_the_agents_which_beats_the_toolkits() {
+    use agent_toolkit::ToolContext;
+    let kit = Toolkit::builder()
+        .register(Whoami)
+        .context(Principal("toolkit"))
+        .build()
+        .unwrap();
+    let answers = |n: usize| {
+        let turns: Vec<_> = (0..n)
+            .flat_map(|_| {
+                [
+                    ScriptedTurn::call("whoami", json!({})),
+                    ScriptedTurn::text("done"),
+                ]
+            })
+            .collect();
+        Arc::new(ScriptedModel::new(turns))
+    };
+    let seen = |agent: &ReActAgent| -> Vec<String> {
+        agent
+            .memory()
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .map(|m| m.content.clone())
+            .collect()
+    };
+
+    let mut plain = ReActAgent::builder(answers(2))
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    plain.run("who?").await.unwrap();
+    plain
+        .run_with_context("who?", ToolContext::new().with(Principal("call")))
+        .await
+        .unwrap();
+    assert_eq!(seen(&plain), ["toolkit", "call"]);
+
+    let mut agent = ReActAgent::builder(answers(3))
+        .toolkit(&kit)
+        .context(Principal("agent"))
+        .build()
+        .unwrap();
+    agent.run("who?").await.unwrap();
+    agent
+        .run_with_context("who?", ToolContext::new().with(Principal("call")))
+        .await
+        .unwrap();
+    // The run's values do not outlive it.
+    agent.run("who?").await.unwrap();
+    assert_eq!(seen(&agent), ["agent", "call", "agent"]);
 }

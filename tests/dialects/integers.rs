@@ -182,3 +182,55 @@ fn range_keywords_are_exact_integers_in_every_dialect() {
             .unwrap_or_else(|e| panic!("{dialect:?}: {e}\n{schema:#}"));
     }
 }
+
+/// Scale a value (an `f32` parameter).
+#[tool]
+fn scale(factor: f32, precise: f64) -> String {
+    format!("{factor} {precise}")
+}
+
+/// An `f32` parameter states its range in every dialect, and the schema and the tool agree at
+/// the boundary: `f32::MAX` is taken, the largest `f64` is refused by both.
+#[tokio::test]
+async fn f32_parameters_state_their_range() {
+    let kit = Toolkit::builder().register(Scale).build().unwrap();
+    let max = f64::from(f32::MAX);
+    for dialect in [
+        Dialect::OpenAiStrict,
+        Dialect::OpenAi,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Mcp,
+    ] {
+        let defs = serde_json::Value::from(kit.definitions_for(dialect)).to_string();
+        assert!(defs.contains("3.4028234663852886e"), "{dialect:?}: {defs}");
+    }
+    let canonical = kit.definitions()[0].parameters().clone();
+    assert_eq!(
+        canonical["properties"]["factor"]["maximum"],
+        serde_json::json!(max)
+    );
+    assert_eq!(
+        canonical["properties"]["factor"]["minimum"],
+        serde_json::json!(-max)
+    );
+    assert!(
+        canonical["properties"]["precise"].get("maximum").is_none(),
+        "f64 needs none"
+    );
+
+    let call = |factor: f64| {
+        ToolCall::json(
+            "c",
+            "scale",
+            serde_json::json!({"factor": factor, "precise": 1.0}),
+        )
+    };
+    let ok = kit.call(call(max), &ToolContext::new()).await;
+    assert!(!ok.is_error(), "{ok}");
+    let refused = kit.call(call(f64::MAX), &ToolContext::new()).await;
+    assert!(refused.is_error(), "{refused}");
+    let schema = jsonschema::validator_for(&canonical).unwrap();
+    assert!(!schema.is_valid(&serde_json::json!({"factor": f64::MAX, "precise": 1.0})));
+    assert!(schema.is_valid(&serde_json::json!({"factor": max, "precise": 1.0})));
+}

@@ -117,6 +117,36 @@ pub fn pki(name: &str) -> TestPki {
     }
 }
 
+/// A certificate made the quick way (`openssl req -x509 …`): one self-signed certificate for
+/// `localhost` and `127.0.0.1` that is a CA certificate (`CA:TRUE`), used as the server's own.
+/// Clients that trust it still refuse it (`CaUsedAsEndEntity`). `ca_pem` is that certificate.
+pub fn ca_as_server(name: &str) -> TestPki {
+    let key = KeyPair::generate().expect("key");
+    let mut params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+        .expect("params");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, name);
+    let cert = params.self_signed(&key).expect("certificate");
+    let key_pem = key.serialize_pem();
+    let chain = vec![cert.der().clone()];
+    let der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let mut server = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(chain, der)
+    .expect("server config");
+    server.alpn_protocols = vec![b"http/1.1".to_vec()];
+    TestPki {
+        ca_pem: cert.pem(),
+        server: Arc::new(server),
+        chain_pem: cert.pem(),
+        key_pem,
+    }
+}
+
 /// Serve `router` over TLS on a free loopback port; its address. The server stops when the
 /// test's runtime ends.
 pub fn serve(router: axum::Router, pki: &TestPki) -> SocketAddr {

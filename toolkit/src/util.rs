@@ -57,7 +57,34 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
         }
         source = cause.source();
     }
+    if let Some(hint) = tls_hint(&text) {
+        text.push_str(" (");
+        text.push_str(hint);
+        text.push(')');
+    }
     text
+}
+
+/// What a TLS failure named in `message` means and how to fix it, for the failures people
+/// make by hand: a server certificate made the quick way, a CA certificate used as the
+/// server's own (`openssl req -x509` without extensions), which rustls refuses even when it is
+/// trusted.
+#[cfg(any(
+    feature = "a2a",
+    feature = "mcp",
+    feature = "openai",
+    feature = "anthropic",
+    feature = "sqlite",
+    feature = "postgres"
+))]
+pub(crate) fn tls_hint(message: &str) -> Option<&'static str> {
+    message.contains("CaUsedAsEndEntity").then_some(
+        "CaUsedAsEndEntity: the server's certificate is a CA certificate (basicConstraints \
+         CA:TRUE), and TLS clients refuse a CA certificate as a server's own; give the server a \
+         certificate for its name signed by a CA (or, made with openssl, add `-addext \
+         basicConstraints=critical,CA:FALSE -addext subjectAltName=DNS:localhost`), and trust \
+         the CA",
+    )
 }
 
 /// A JSON value's type as an error message names it: `null`, `a boolean`, `a number`,

@@ -62,6 +62,7 @@ impl ReActAgent {
         tools: Vec<ToolDefinition>,
     ) -> Result<RunOutcome, AgentError> {
         self.check_external(&tools)?;
+        self.run_context = crate::context::ToolContext::new();
         self.abandon_external_calls();
         let turns = Turns::start(self, input.into());
         self.turns(turns, &tools, None).await

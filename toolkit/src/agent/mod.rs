@@ -19,9 +19,9 @@
 //! tracing). Conversation memory survives across [`run`](ReActAgent::run)s.
 //!
 //! Context values reach the agent's tools from three levels: the toolkit's, the agent's
-//! ([`ReActAgentBuilder::context`], plus the [`AgentInfo`] of each step) and the call's; a
-//! value at a nearer level shadows one of the same type further out (call, then agent, then
-//! toolkit).
+//! ([`ReActAgentBuilder::context`], plus the [`AgentInfo`] of each step) and the call's — in a
+//! run, the values given to [`run_with_context`](ReActAgent::run_with_context); a value at a
+//! nearer level shadows one of the same type further out (call, then agent, then toolkit).
 //!
 //! Tools that run elsewhere (a client's own tools, sent over A2A) can be offered for a run with
 //! [`run_with_external_tools`](ReActAgent::run_with_external_tools): the run stops at their
@@ -73,6 +73,9 @@ pub struct ReActAgent {
     parallel_tool_calls: bool,
     options: GenerationOptions,
     context: ToolContext,
+    /// Call-level context of the run in progress ([`run_with_context`](Self::run_with_context));
+    /// empty otherwise.
+    run_context: ToolContext,
     argument_budget: u32,
     return_directly: HashSet<String>,
     managed_groups: Vec<GroupInfo>,
@@ -357,6 +360,7 @@ impl ReActAgentBuilder {
             parallel_tool_calls: self.parallel_tool_calls,
             options: self.options,
             context: self.context,
+            run_context: ToolContext::new(),
             argument_budget: self.argument_budget,
             return_directly: self.return_directly,
             managed_groups: managed,

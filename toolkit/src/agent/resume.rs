@@ -57,6 +57,7 @@ impl ReActAgent {
         }
         self.memory = std::mem::take(&mut run.messages);
         self.suspended = None;
+        self.run_context = crate::context::ToolContext::new();
         self.continue_run(run).await
     }
 

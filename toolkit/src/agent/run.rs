@@ -38,7 +38,27 @@ impl ReActAgent {
     /// An agent built with [`pause_at_approvals`](super::ReActAgentBuilder::pause_at_approvals)
     /// returns [`AgentError::Paused`] with the state when the run pauses.
     pub async fn run(&mut self, input: impl Into<String>) -> Result<String, AgentError> {
+        self.run_context = ToolContext::new();
         self.run_inner(input.into(), None).await
+    }
+
+    /// [`run`](Self::run) with call-level context for this run: every tool call of the run gets
+    /// `ctx`'s values, which shadow the agent's ([`ReActAgentBuilder::context`]) and the
+    /// toolkit's values of the same type — the precedence rule's *call > agent > toolkit* — and
+    /// its cancellation token, if it has one, cancels the run's running tools. Per-run values are
+    /// the request's user, tenant or trace; they are not stored: a run that pauses and is
+    /// resumed gets none.
+    ///
+    /// [`ReActAgentBuilder::context`]: super::ReActAgentBuilder::context
+    pub async fn run_with_context(
+        &mut self,
+        input: impl Into<String>,
+        ctx: ToolContext,
+    ) -> Result<String, AgentError> {
+        self.run_context = ctx;
+        let outcome = self.run_inner(input.into(), None).await;
+        self.run_context = ToolContext::new();
+        outcome
     }
 
     /// The same as a stream of [`AgentEvent`]s, ending with [`AgentEvent::Final`] or
@@ -52,6 +72,7 @@ impl ReActAgent {
     ) -> impl Stream<Item = AgentEvent> + Send + '_ {
         let (tx, rx) = mpsc::channel(64);
         let input = input.into();
+        self.run_context = ToolContext::new();
         let run: RunFuture<'_> = Box::pin(self.run_inner(input, Some(tx)));
         EventStream {
             run: Some(run),
@@ -72,10 +93,10 @@ impl ReActAgent {
         }
     }
 
-    /// The context of every call of the agent: its own values (the toolkit's are added by the
-    /// toolkit, a call's by the call).
+    /// The context of every call of the run: the run's call-level values, then the agent's own
+    /// (the toolkit's are added by the toolkit).
     pub(super) fn base_context(&self) -> ToolContext {
-        ToolContext::new().with_agent_values_of(&self.context)
+        self.run_context.clone().with_agent_values_of(&self.context)
     }
 
     /// `base` with the [`AgentInfo`] of one step, at the agent level, so a value put in the call

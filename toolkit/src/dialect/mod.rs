@@ -1,8 +1,14 @@
 //! Provider schema dialects: pure passes from the canonical JSON Schema (2020-12) of a tool's
 //! parameters to what each model provider accepts, plus tool-name sanitising.
 //!
-//! The canonical schema stays the source of truth: arguments coming back from a model are
-//! validated against it, whatever dialect was sent. A pass may therefore lose precision
+//! The canonical schema stays the source of truth, whatever dialect was sent: arguments coming
+//! back from a model are checked against it, not against the dialect's rendering. For tools
+//! that do not parse their own arguments (hand-written tools with a JSON input schema, remote
+//! A2A and imported MCP tools) that check is schema validation (feature `validate`). A `#[tool]`
+//! function's arguments are read by serde into the parameters' Rust types, from which the
+//! canonical schema was generated: the type is the check, and where serde accepts a second
+//! spelling of a value the schema does not show — an externally tagged enum's unit variant as
+//! `{"fast": null}` besides `"fast"` — that spelling is accepted too. A pass may therefore lose precision
 //! (Gemini cannot express maps or recursion) but must never make a valid call look invalid
 //! to the provider. Every pass accepts any [`Value`]: non-object roots, boolean schemas,
 //! dangling or recursive `$ref`s produce a usable schema, never a panic or an endless loop.

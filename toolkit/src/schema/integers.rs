@@ -1,4 +1,4 @@
-//! The range of each Rust integer type, written into its JSON Schema.
+//! The range of each Rust integer type, and of `f32`, written into its JSON Schema.
 //!
 //! schemars marks integers with a `format` (`uint32`, `int64`, `uint`, ...) but states a range
 //! only for the 8- and 16-bit types, and a `format` is an annotation: a validator ignores it
@@ -12,6 +12,11 @@
 //! rather than rounded, because a rounded bound would refuse values the type accepts or accept
 //! values it refuses. `int`/`uint` (`isize`/`usize`) get the bounds of the platform the tool
 //! runs on, which is the platform that deserializes the arguments.
+//!
+//! `f32` (schemars' `"format": "float"`) gets `±f32::MAX`, written as the `f64` that equals it
+//! exactly (`3.4028234663852886e38`): a larger number is refused by serde as out of range, so a
+//! schema without the bound would invite values the tool cannot take. `f64` needs none: a JSON
+//! number that is not a finite `f64` does not parse at all.
 
 use std::cmp::Ordering;
 
@@ -97,6 +102,27 @@ pub(crate) fn bound(map: &mut Map<String, Value>) {
     if let Some((min, max)) = integer_range(map) {
         tighten(map, "minimum", min, Ordering::Greater);
         tighten(map, "maximum", max, Ordering::Less);
+    } else if has_type(map, "number") && map.get("format").and_then(Value::as_str) == Some("float")
+    {
+        let max = f64::from(f32::MAX);
+        tighten_float(map, "minimum", -max, Ordering::Greater);
+        tighten_float(map, "maximum", max, Ordering::Less);
+    }
+}
+
+/// [`tighten`] with a float bound.
+fn tighten_float(map: &mut Map<String, Value>, keyword: &str, bound: f64, tighter: Ordering) {
+    let Some(number) = Number::from_f64(bound) else {
+        return;
+    };
+    let keep = match map.get(keyword).and_then(Value::as_f64) {
+        Some(existing) => {
+            matches!(existing.partial_cmp(&bound), Some(o) if o == tighter || o == Ordering::Equal)
+        }
+        None => false,
+    };
+    if !keep {
+        map.insert(keyword.to_owned(), Value::Number(number));
     }
 }
 
@@ -252,6 +278,10 @@ mod tests {
             json!({"type": "string", "format": "int32"})
         );
         assert_eq!(out["$defs"]["D"]["maximum"], json!(255));
+        let out = stated(json!({"type": ["number", "null"], "format": "float", "minimum": 0.5}));
+        assert_eq!(out["minimum"], json!(0.5), "a tighter bound is kept");
+        assert_eq!(out["maximum"], json!(f64::from(f32::MAX)));
+        assert!(out.to_string().contains("3.4028234663852886e"), "{out}");
     }
 
     #[test]

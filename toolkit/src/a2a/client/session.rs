@@ -12,8 +12,8 @@ use super::agent::RemoteAgent;
 use super::error::A2aClientError;
 use super::output::parts_text;
 use crate::a2a::parts::{
-    ToolResultEntry, extract_tool_calls, is_tool_calls_part, to_data_part, tool_results_part,
-    tool_results_text,
+    CallFormat, ToolResultEntry, extract_tool_calls, is_tool_calls_part, to_data_part_as,
+    tool_results_part, tool_results_text,
 };
 use crate::context::ToolContext;
 use crate::tool::ToolCall;
@@ -63,7 +63,7 @@ pub struct ClientToolsReply {
 ///
 /// One [`send`](Self::send) is one turn:
 ///
-/// 1. the user text goes out with [`to_data_part`] of the toolkit's active definitions, in a
+/// 1. the user text goes out with [`to_data_part`](crate::a2a::parts::to_data_part) of the toolkit's active definitions, in a
 ///    conversation (`contextId`) this session picks unless it continues one;
 /// 2. while the agent asks for tool calls — in a task waiting for input, or in a message, in
 ///    the OpenAI or the LangChain shape — they run locally through [`Toolkit::call_all`] (in
@@ -112,6 +112,7 @@ pub struct ClientToolsSession {
     agent: RemoteAgent,
     toolkit: Toolkit,
     ctx: ToolContext,
+    format: CallFormat,
     max_rounds: usize,
     context_id: Option<String>,
 }
@@ -139,9 +140,19 @@ impl ClientToolsSession {
             agent,
             toolkit,
             ctx: ToolContext::new(),
+            format: CallFormat::OpenAi,
             max_rounds: DEFAULT_MAX_ROUNDS,
             context_id: None,
         }
+    }
+
+    /// The shape of calls to ask the agent for, written as the tools part's `format`:
+    /// [`CallFormat::OpenAi`] (`"openai"`, the default: the project's convention) or
+    /// [`CallFormat::LangChain`] (`"langchain"`, what an agent written from design document 000
+    /// expects). Calls are read in either shape whichever is asked for.
+    pub fn call_format(mut self, format: CallFormat) -> Self {
+        self.format = format;
+        self
     }
 
     /// Most rounds of tool calls in one turn (default 10, at least 1).
@@ -182,7 +193,8 @@ impl ClientToolsSession {
         let text = text.into();
         let mut transcript = vec![TranscriptEntry::User(text.clone())];
         let definitions = self.toolkit.definitions();
-        let tools_part = (!definitions.is_empty()).then(|| to_data_part(&definitions));
+        let tools_part =
+            (!definitions.is_empty()).then(|| to_data_part_as(&definitions, self.format));
         // Picked here rather than left to the agent: results sent as a new message must name
         // the conversation, and an agent that answers with messages may not say which it is.
         let context_id = self

@@ -20,6 +20,12 @@ use crate::util::json_kind;
 /// `parameters` is the canonical schema of each definition; the agent renders it for its own
 /// model.
 pub fn to_data_part(tools: &[ToolDefinition]) -> Part {
+    to_data_part_as(tools, CallFormat::OpenAi)
+}
+
+/// [`to_data_part`] asking for calls in `format`: `"format": "langchain"` is what a peer
+/// written from design document 000 expects, and it answers with LangChain-shaped calls.
+pub fn to_data_part_as(tools: &[ToolDefinition], format: CallFormat) -> Part {
     let tools: Vec<Value> = tools
         .iter()
         .map(|def| {
@@ -36,7 +42,7 @@ pub fn to_data_part(tools: &[ToolDefinition]) -> Part {
     data_part(
         json!({ "tools": tools }),
         TOOL_DEFINITIONS,
-        Some(CallFormat::OpenAi.as_str()),
+        Some(format.as_str()),
     )
 }
 

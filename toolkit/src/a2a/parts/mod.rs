@@ -36,7 +36,7 @@ pub use data::{
     CallFormat, InvalidToolsPart, TOOL_CALLS, TOOL_DEFINITIONS, TOOL_RESULTS, has_part,
     integral_floats_to_ints,
 };
-pub use definitions::{extract_tools, requested_call_format, to_data_part};
+pub use definitions::{extract_tools, requested_call_format, to_data_part, to_data_part_as};
 pub use results::{
     ToolResultEntry, extract_text_results, extract_tool_results, tool_results_part,
     tool_results_text,
