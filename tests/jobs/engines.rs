@@ -288,7 +288,7 @@ async fn bad_configuration_is_a_typed_error() {
         .await
         .unwrap_err();
     assert!(
-        matches!(error, JobError::Config(_) | JobError::Database { .. }),
+        matches!(error, JobError::Config(_) | JobError::Database(_)),
         "{error}"
     );
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -301,11 +301,17 @@ async fn bad_configuration_is_a_typed_error() {
     ))
     .await
     .unwrap_err();
-    let JobError::Database { database, message } = &error else {
+    let JobError::Database(cause) = &error else {
         panic!("{error:?}")
     };
-    assert!(database.contains(&port.to_string()), "{database}");
-    assert!(!message.is_empty());
+    assert!(cause.database().contains(&port.to_string()), "{cause}");
+    assert!(
+        cause.is_retryable(),
+        "a database that is not there may come: {cause:?}"
+    );
+    // The cause is kept whole, not only its text.
+    let source = std::error::Error::source(cause).expect("the sqlx error");
+    assert!(!source.to_string().is_empty());
 }
 
 /// Batches of calls submitted at once while a worker runs and results stream back: every

@@ -6,10 +6,13 @@
 mod db;
 #[path = "fixture.rs"]
 mod fixture;
+#[path = "../db/proxy.rs"]
+mod proxy;
 
 mod bad_input;
 mod crash;
 mod engines;
+mod lost_replies;
 
 use agent_toolkit::background::JobQueue;
 

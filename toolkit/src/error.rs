@@ -55,7 +55,7 @@ impl ToolErrorKind {
     }
 
     /// The kind named by [`as_str`](Self::as_str).
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     pub(crate) fn parse(name: &str) -> Option<ToolErrorKind> {
         use ToolErrorKind::*;
         [

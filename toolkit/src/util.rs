@@ -43,8 +43,7 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     feature = "mcp",
     feature = "openai",
     feature = "anthropic",
-    feature = "sqlite",
-    feature = "postgres"
+    durable
 ))]
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -74,8 +73,7 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     feature = "mcp",
     feature = "openai",
     feature = "anthropic",
-    feature = "sqlite",
-    feature = "postgres"
+    durable
 ))]
 pub(crate) fn tls_hint(message: &str) -> Option<&'static str> {
     message.contains("CaUsedAsEndEntity").then_some(

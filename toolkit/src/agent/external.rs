@@ -176,14 +176,14 @@ impl ReActAgent {
     }
 
     /// The conversation and the run waiting in it (for an A2A agent server to store).
-    #[cfg(all(feature = "a2a", any(feature = "postgres", feature = "sqlite")))]
+    #[cfg(all(feature = "a2a", durable))]
     pub(crate) fn conversation(&self) -> (&[Message], Option<&PausedRun>) {
         (&self.memory, self.suspended.as_ref())
     }
 
     /// Puts back a conversation [`conversation`](Self::conversation) gave, in an agent built
     /// like the one that had it (an A2A agent server's new process).
-    #[cfg(all(feature = "a2a", any(feature = "postgres", feature = "sqlite")))]
+    #[cfg(all(feature = "a2a", durable))]
     pub(crate) fn restore_conversation(
         &mut self,
         memory: Vec<Message>,

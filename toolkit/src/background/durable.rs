@@ -11,138 +11,122 @@
 //! idempotent nor read-only), `finished` or `failed`. Only a row in `pending` or `running` can
 //! get a result, so a result is written once.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use super::job_queue::{JobQueue, Pool};
+use super::job_queue::JobQueue;
 use super::{JobError, JobRecord, JobStatus, Notifier, Submitted};
 use crate::error::{ToolError, ToolErrorKind};
+use crate::storage::migrate::{self, Step};
+use crate::storage::stored::{self, Stored};
+use crate::storage::{Pool, now_ms, on_pool};
 use crate::tool::result::{Job, JobId};
 use crate::tool::{Content, ToolCall, ToolOutput, ToolResult};
 
-/// Run `$body` with `$pool` bound to the queue's pool and `$sql` turning a query written with
-/// Postgres placeholders (`$1`) into the engine's (`?1` for SQLite).
-macro_rules! on_pool {
-    ($queue:expr, |$pool:ident, $sql:ident| $body:expr) => {
-        match &$queue.pool {
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite($pool) => {
-                #[allow(unused)]
-                let $sql = |text: &str| sqlx::AssertSqlSafe(text.replace('$', "?"));
-                $body
-            }
-            #[cfg(feature = "postgres")]
-            Pool::Postgres($pool) => {
-                #[allow(unused)]
-                let $sql = |text: &str| sqlx::AssertSqlSafe(text.to_string());
-                $body
-            }
-        }
-    };
-}
-
-/// The ledger table; `{id}` and `{int}` are the engine's auto-increment key and 64-bit
-/// integer.
-const LEDGER: &str = "
-CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-    id {id},
-    queue TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    arguments TEXT NOT NULL,
-    state TEXT NOT NULL,
-    result TEXT,
-    runs INTEGER NOT NULL DEFAULT 0,
-    taken BOOLEAN NOT NULL DEFAULT FALSE,
-    notified BOOLEAN NOT NULL DEFAULT FALSE,
-    submitted_ms {int} NOT NULL,
-    finished_ms {int}
-)";
-
-fn ledger_table(id: &str, int: &str) -> sqlx::AssertSqlSafe<String> {
-    sqlx::AssertSqlSafe(LEDGER.replace("{id}", id).replace("{int}", int))
-}
-
-const INDEXES: [&str; 3] = [
-    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_state ON agent_toolkit_jobs (queue, state, id)",
-    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_call ON agent_toolkit_jobs (queue, call_id)",
-    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_unreported ON agent_toolkit_jobs (queue, id) \
-     WHERE notified = FALSE AND state IN ('finished', 'failed')",
+/// The ledger's schema, step by step (see [`migrate`]).
+///
+/// 1. The ledger as it was first released.
+/// 2. Who claimed a result (`taker`, `notifier`) and when: a result is marked taken or
+///    reported only once the process that claimed it has it, so a reply lost on the way does
+///    not lose the result.
+const STEPS: &[Step] = &[
+    Step {
+        version: 1,
+        sqlite: &[
+            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL, call_id TEXT NOT NULL,
+                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
+                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
+                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms INTEGER NOT NULL,
+                finished_ms INTEGER)",
+            INDEX_STATE,
+            INDEX_CALL,
+            INDEX_UNREPORTED,
+        ],
+        postgres: &[
+            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
+                id BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, call_id TEXT NOT NULL,
+                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
+                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
+                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms BIGINT NOT NULL,
+                finished_ms BIGINT)",
+            INDEX_STATE,
+            INDEX_CALL,
+            INDEX_UNREPORTED,
+        ],
+    },
+    Step {
+        version: 2,
+        sqlite: &[
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taker TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taken_ms INTEGER",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notifier TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notified_ms INTEGER",
+        ],
+        postgres: &[
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taker TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taken_ms BIGINT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notifier TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notified_ms BIGINT",
+        ],
+    },
 ];
+
+const INDEX_STATE: &str =
+    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_state ON agent_toolkit_jobs (queue, state, id)";
+const INDEX_CALL: &str =
+    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_call ON agent_toolkit_jobs (queue, call_id)";
+const INDEX_UNREPORTED: &str = "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_unreported \
+    ON agent_toolkit_jobs (queue, id) WHERE notified = FALSE AND state IN ('finished', 'failed')";
 
 const COLUMNS: &str = "id, call_id, tool, arguments, state, result, taken, submitted_ms";
 
-/// The version of the job payload handed to apalis; a worker refuses others.
-const PAYLOAD_VERSION: u32 = 1;
+/// Most rows one claim takes.
+const CLAIM_BATCH: usize = 512;
+
+/// How long a claimed result waits for the process that claimed it to confirm it has it,
+/// before another process may claim it (that process may have died in between).
+const CLAIM_LEASE_MS: i64 = 60_000;
 
 /// What apalis carries for one job: which ledger row it is.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Payload {
-    pub(super) v: u32,
     pub(super) job: u64,
 }
 
-pub(super) fn database_error(database: &str, error: &dyn std::error::Error) -> JobError {
-    JobError::Database {
-        database: database.to_string(),
-        message: crate::util::error_chain(error),
-    }
+impl Stored for Payload {
+    const WHAT: &'static str = "a job payload";
+    const VERSION: u32 = 1;
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+/// The error of a statement on the queue's database.
+pub(super) fn db_error(queue: &JobQueue, error: sqlx::Error) -> JobError {
+    JobError::Database(queue.db.error(error))
 }
 
-/// Create apalis's tables and the ledger, if missing. Safe to run from several processes at
-/// once (Postgres serializes it with an advisory lock).
+/// Create apalis's tables and the ledger, or bring the ledger up to date. Safe from several
+/// processes at once: they take turns (see [`migrate`]).
 pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
     queue.check()?;
-    let database = &queue.settings.database;
-    let fail = |e: sqlx::Error| database_error(database, &e);
-    match &queue.pool {
-        #[cfg(feature = "sqlite")]
-        Pool::Sqlite(pool) => {
-            apalis_sqlite::SqliteStorage::setup(pool)
+    let db = &queue.db;
+    let apalis = async {
+        match &db.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => apalis_sqlite::SqliteStorage::setup(pool)
                 .await
-                .map_err(|e| database_error(database, &e))?;
-            let mut tx = pool.begin().await.map_err(fail)?;
-            sqlx::query(ledger_table("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"))
-                .execute(&mut *tx)
+                .map_err(|e| db.error(e)),
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => apalis_postgres::PostgresStorage::setup(pool)
                 .await
-                .map_err(fail)?;
-            for index in INDEXES {
-                sqlx::query(index).execute(&mut *tx).await.map_err(fail)?;
-            }
-            tx.commit().await.map_err(fail)?;
+                .map_err(|e| db.error(e)),
         }
-        #[cfg(feature = "postgres")]
-        Pool::Postgres(pool) => {
-            apalis_postgres::PostgresStorage::setup(pool)
-                .await
-                .map_err(|e| database_error(database, &e))?;
-            let mut tx = pool.begin().await.map_err(fail)?;
-            // Two processes creating the table at once would collide in the catalog.
-            sqlx::query("SELECT pg_advisory_xact_lock(7361902)")
-                .execute(&mut *tx)
-                .await
-                .map_err(fail)?;
-            sqlx::query(ledger_table("BIGSERIAL PRIMARY KEY", "BIGINT"))
-                .execute(&mut *tx)
-                .await
-                .map_err(fail)?;
-            for index in INDEXES {
-                sqlx::query(index).execute(&mut *tx).await.map_err(fail)?;
-            }
-            tx.commit().await.map_err(fail)?;
-        }
-    }
+    };
+    migrate::migrate(db, "jobs", STEPS, apalis).await?;
     Ok(())
 }
 
@@ -199,10 +183,14 @@ impl Row {
 /// A result as stored in the ledger (the call id and tool name are columns of the row).
 #[derive(Serialize, Deserialize)]
 struct StoredResult {
-    v: u32,
     attempts: u32,
     // Not flattened: serde cannot flatten a `RawValue`.
     outcome: StoredOutcome,
+}
+
+impl Stored for StoredResult {
+    const WHAT: &'static str = "a stored result";
+    const VERSION: u32 = 1;
 }
 
 #[derive(Serialize, Deserialize)]
@@ -247,19 +235,16 @@ pub(super) fn encode_result(result: &ToolResult) -> String {
             retryable: error.is_retryable(),
         },
     };
-    serde_json::to_string(&StoredResult {
-        v: 1,
+    stored::encode(&StoredResult {
         attempts: result.attempts,
         outcome,
     })
-    .unwrap_or_default()
 }
 
 fn decode_result(row: &Row, text: &str) -> Result<ToolResult, JobError> {
     let id = JobId(row.id as u64);
     let corrupt = |message: String| JobError::Corrupt { job: id.0, message };
-    let stored: StoredResult =
-        serde_json::from_str(text).map_err(|e| corrupt(format!("its result: {e}")))?;
+    let stored: StoredResult = stored::decode(text).map_err(|e| corrupt(e.to_string()))?;
     let outcome = match stored.outcome {
         StoredOutcome::Text { text, metadata } => {
             let mut output = ToolOutput::text(text);
@@ -299,12 +284,12 @@ fn decode_result(row: &Row, text: &str) -> Result<ToolResult, JobError> {
 pub(super) async fn load(queue: &JobQueue, id: u64) -> Result<Option<Row>, JobError> {
     let text = format!("SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = $1 AND id = $2");
     let name = &queue.settings.name;
-    let row = on_pool!(queue, |pool, sql| sqlx::query_as::<_, Row>(sql(&text))
+    let row = on_pool!(queue.db, |pool, sql| sqlx::query_as::<_, Row>(sql(&text))
         .bind(name)
         .bind(id as i64)
         .fetch_optional(pool)
         .await);
-    row.map_err(|e| database_error(&queue.settings.database, &e))
+    row.map_err(|e| db_error(queue, e))
 }
 
 /// Mark job `id` started, if it is still queued; false when it is not (another delivery got it
@@ -312,13 +297,12 @@ pub(super) async fn load(queue: &JobQueue, id: u64) -> Result<Option<Row>, JobEr
 pub(super) async fn begin(queue: &JobQueue, id: u64) -> Result<bool, JobError> {
     const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = 'running', runs = runs + 1 \
                         WHERE id = $1 AND state = 'pending'";
-    let done = on_pool!(queue, |pool, sql| sqlx::query(sql(TEXT))
+    let done = on_pool!(queue.db, |pool, sql| sqlx::query(sql(TEXT))
         .bind(id as i64)
         .execute(pool)
         .await
         .map(|r| r.rows_affected()));
-    done.map(|n| n == 1)
-        .map_err(|e| database_error(&queue.settings.database, &e))
+    done.map(|n| n == 1).map_err(|e| db_error(queue, e))
 }
 
 /// Store the result of job `id`, unless it already has one; false when it had.
@@ -335,7 +319,7 @@ pub(super) async fn finish(
         "finished"
     };
     let stored = encode_result(result);
-    let done = on_pool!(queue, |pool, sql| sqlx::query(sql(TEXT))
+    let done = on_pool!(queue.db, |pool, sql| sqlx::query(sql(TEXT))
         .bind(id as i64)
         .bind(state)
         .bind(&stored)
@@ -343,8 +327,69 @@ pub(super) async fn finish(
         .execute(pool)
         .await
         .map(|r| r.rows_affected()));
-    done.map(|n| n == 1)
-        .map_err(|e| database_error(&queue.settings.database, &e))
+    done.map(|n| n == 1).map_err(|e| db_error(queue, e))
+}
+
+/// One way results are handed out of the ledger — taken ([`Durable::take_finished`]) or
+/// reported to callbacks and streams — : its columns, and the rows handed out by this process
+/// whose hand-out is not confirmed in the database yet.
+struct HandOut {
+    /// Set once the hand-out is confirmed.
+    done: &'static str,
+    /// The process that claimed the row.
+    by: &'static str,
+    /// When it claimed it (milliseconds).
+    at: &'static str,
+    unconfirmed: Mutex<HashSet<i64>>,
+}
+
+impl HandOut {
+    fn new(done: &'static str, by: &'static str, at: &'static str) -> HandOut {
+        HandOut {
+            done,
+            by,
+            at,
+            unconfirmed: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The results of the claimed `rows` this process has not handed out yet; from now on
+    /// they are handed out, to be confirmed. Nothing here awaits: a hand-out is whole.
+    fn hand_out(&self, rows: Vec<Row>) -> Vec<ToolResult> {
+        let mut unconfirmed = crate::util::lock(&self.unconfirmed);
+        let fresh: Vec<Row> = rows
+            .into_iter()
+            .filter(|r| unconfirmed.insert(r.id))
+            .collect();
+        drop(unconfirmed);
+        results_of(fresh)
+    }
+}
+
+/// The results of finished rows; a result that cannot be read back becomes the job's one
+/// (error) result rather than being dropped.
+fn results_of(rows: Vec<Row>) -> Vec<ToolResult> {
+    let mut results = Vec::with_capacity(rows.len());
+    for row in rows {
+        let Some(text) = row.result.as_deref() else {
+            continue;
+        };
+        match decode_result(&row, text) {
+            Ok(result) => results.push(result),
+            Err(e) => {
+                tracing::error!(error = %e, "a stored result is unreadable");
+                let error = ToolError::execution(
+                    "the result of this background call could not be read back",
+                )
+                .with_detail(e.to_string());
+                let mut result =
+                    ToolResult::new(row.call_id.as_str(), row.tool.as_str(), Err(error), 0);
+                result.job = Some(Job::Finished(JobId(row.id as u64)));
+                results.push(result);
+            }
+        }
+    }
+    results
 }
 
 /// The submitting side of a durable queue: what a toolkit's [`BackgroundJobs`](super::BackgroundJobs)
@@ -352,6 +397,12 @@ pub(super) async fn finish(
 pub(crate) struct Durable {
     queue: JobQueue,
     notifier: Arc<Notifier>,
+    /// This process's name in the ledger's claims (`taker`, `notifier`).
+    me_in_ledger: String,
+    /// One take at a time: two takes of one process must not hand a result out twice.
+    taking: tokio::sync::Mutex<()>,
+    take: HandOut,
+    reporting: HandOut,
     /// The task reporting finished results, once started.
     watcher: Mutex<Option<tokio::task::JoinHandle<()>>>,
     closed: CancellationToken,
@@ -369,6 +420,10 @@ impl Durable {
         let durable = Arc::new_cyclic(|me| Durable {
             queue,
             notifier: Arc::clone(notifier),
+            me_in_ledger: format!("{}-{:016x}", std::process::id(), fastrand::u64(..)),
+            taking: tokio::sync::Mutex::new(()),
+            take: HandOut::new("taken", "taker", "taken_ms"),
+            reporting: HandOut::new("notified", "notifier", "notified_ms"),
             watcher: Mutex::new(None),
             closed: CancellationToken::new(),
             me: me.clone(),
@@ -387,7 +442,7 @@ impl Durable {
     }
 
     fn fail(&self, e: sqlx::Error) -> JobError {
-        database_error(&self.queue.settings.database, &e)
+        db_error(&self.queue, e)
     }
 
     /// Store the call and its apalis job in one transaction.
@@ -414,14 +469,8 @@ impl Durable {
             (queue, call_id, tool, arguments, state, submitted_ms) \
             VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id";
         let name = &self.queue.settings.name;
-        let payload = |id: i64| {
-            serde_json::to_vec(&Payload {
-                v: PAYLOAD_VERSION,
-                job: id as u64,
-            })
-            .unwrap_or_default()
-        };
-        let id: i64 = match &self.queue.pool {
+        let payload = |id: i64| stored::encode(&Payload { job: id as u64 }).into_bytes();
+        let id: i64 = match &self.queue.db.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let mut tx = pool.begin().await.map_err(|e| self.fail(e))?;
@@ -437,7 +486,7 @@ impl Durable {
                 let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
                 apalis_sqlite::queries::push_tasks(&mut *tx, name, &[task])
                     .await
-                    .map_err(|e| database_error(&self.queue.settings.database, &e))?;
+                    .map_err(|e| JobError::Database(self.queue.db.error(e)))?;
                 tx.commit().await.map_err(|e| self.fail(e))?;
                 id
             }
@@ -456,7 +505,7 @@ impl Durable {
                 let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
                 apalis_postgres::queries::push_tasks(&mut *tx, name, vec![task])
                     .await
-                    .map_err(|e| database_error(&self.queue.settings.database, &e))?;
+                    .map_err(|e| JobError::Database(self.queue.db.error(e)))?;
                 tx.commit().await.map_err(|e| self.fail(e))?;
                 id
             }
@@ -469,7 +518,7 @@ impl Durable {
             "SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = $1 AND {filter} ORDER BY id"
         );
         let name = &self.queue.settings.name;
-        let rows = on_pool!(self.queue, |pool, sql| {
+        let rows = on_pool!(self.queue.db, |pool, sql| {
             let text = sql(&text);
             let mut query = sqlx::query_as::<_, Row>(text).bind(name);
             if let Some(value) = bind {
@@ -500,61 +549,118 @@ impl Durable {
         self.rows(filter, None).await
     }
 
-    /// Mark finished rows taken (each once, across processes) and return their results.
+    /// The finished results no process has taken, each handed out once across processes.
+    ///
+    /// Taking is a claim, then a confirmation. The claim writes this process's name on the
+    /// rows (`taker`) and reads them back; only once they are handed out are they marked
+    /// `taken`. A claim whose reply is lost (the database went away after it ran) leaves the
+    /// rows claimed by this process and not taken: the next take of this process claims and
+    /// returns them again. Rows a process claimed and never confirmed (it died in between) may
+    /// be claimed by another after [`CLAIM_LEASE_MS`]. A result handed out whose confirmation
+    /// failed is confirmed later and not handed out again by this process.
     pub(super) async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
-        let text = format!(
-            "UPDATE agent_toolkit_jobs SET taken = TRUE \
-             WHERE queue = $1 AND taken = FALSE AND state IN ('finished', 'failed') \
-             RETURNING {COLUMNS}"
-        );
-        self.claim(&text).await
-    }
-
-    async fn claim(&self, text: &str) -> Result<Vec<ToolResult>, JobError> {
-        let name = &self.queue.settings.name;
-        let rows = on_pool!(self.queue, |pool, sql| sqlx::query_as::<_, Row>(sql(text))
-            .bind(name)
-            .fetch_all(pool)
-            .await);
-        let mut rows = rows.map_err(|e| self.fail(e))?;
-        rows.sort_by_key(|r| r.id);
-        let mut results = Vec::with_capacity(rows.len());
-        for row in rows {
-            let Some(text) = row.result.as_deref() else {
-                continue;
-            };
-            match decode_result(&row, text) {
-                Ok(result) => results.push(result),
-                // Still the job's one result: say what happened rather than drop it.
-                Err(e) => {
-                    tracing::error!(error = %e, "a stored result is unreadable");
-                    let error = ToolError::execution(
-                        "the result of this background call could not be read back",
-                    )
-                    .with_detail(e.to_string());
-                    let mut result =
-                        ToolResult::new(row.call_id.as_str(), row.tool.as_str(), Err(error), 0);
-                    result.job = Some(Job::Finished(JobId(row.id as u64)));
-                    results.push(result);
-                }
+        let _one_at_a_time = self.taking.lock().await;
+        self.confirm(&self.take).await?;
+        let mut results = Vec::new();
+        let mut after = 0;
+        loop {
+            let rows = self.claim(&self.take, after).await?;
+            let whole = rows.len() < CLAIM_BATCH;
+            after = rows.last().map_or(after, |r| r.id);
+            results.extend(self.take.hand_out(rows));
+            if whole {
+                break;
             }
+        }
+        // Confirmed apart from the caller, who may drop this future once it has the results.
+        if let Some(me) = self.me.upgrade() {
+            tokio::spawn(async move {
+                if let Err(e) = me.confirm(&me.take).await {
+                    tracing::warn!(error = %e, "taken results could not be marked yet; the next take marks them");
+                }
+            });
         }
         Ok(results)
     }
 
-    /// Report the results that finished and were not reported yet (each to one process).
-    async fn report(&self) -> Result<usize, JobError> {
+    /// Claim the finished rows after row `after` not yet handed out this way for this process:
+    /// those no one claimed, those this process claimed before (their reply may have been
+    /// lost), and those whose claim is older than the lease; at most [`CLAIM_BATCH`].
+    async fn claim(&self, way: &HandOut, after: i64) -> Result<Vec<Row>, JobError> {
+        let HandOut { done, by, at, .. } = way;
         let text = format!(
-            "UPDATE agent_toolkit_jobs SET notified = TRUE \
-             WHERE notified = FALSE AND id IN (SELECT id FROM agent_toolkit_jobs \
-               WHERE queue = $1 AND notified = FALSE AND state IN ('finished', 'failed') \
-               ORDER BY id LIMIT 512) \
+            "UPDATE agent_toolkit_jobs SET {by} = $2, {at} = $3 \
+             WHERE id IN (SELECT id FROM agent_toolkit_jobs \
+               WHERE queue = $1 AND {done} = FALSE AND state IN ('finished', 'failed') \
+               AND ({by} IS NULL OR {by} = $2 OR {at} < $4) AND id > $5 \
+               ORDER BY id LIMIT {CLAIM_BATCH}) \
              RETURNING {COLUMNS}"
         );
-        let results = self.claim(&text).await?;
+        let (name, now) = (&self.queue.settings.name, now_ms());
+        let rows = on_pool!(self.queue.db, |pool, sql| sqlx::query_as::<_, Row>(sql(
+            &text
+        ))
+        .bind(name)
+        .bind(&self.me_in_ledger)
+        .bind(now)
+        .bind(now - CLAIM_LEASE_MS)
+        .bind(after)
+        .fetch_all(pool)
+        .await);
+        let mut rows = rows.map_err(|e| self.fail(e))?;
+        rows.sort_by_key(|r| r.id);
+        Ok(rows)
+    }
+
+    /// Mark done the rows this process claimed and handed out.
+    async fn confirm(&self, way: &HandOut) -> Result<(), JobError> {
+        let ids: Vec<i64> = crate::util::lock(&way.unconfirmed)
+            .iter()
+            .copied()
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        // Row ids are integers the database gave: written into the statement as they are.
+        let list = ids
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let HandOut { done, by, .. } = way;
+        let text = format!(
+            "UPDATE agent_toolkit_jobs SET {done} = TRUE \
+             WHERE queue = $1 AND {by} = $2 AND id IN ({list})"
+        );
+        let name = &self.queue.settings.name;
+        let marked = on_pool!(self.queue.db, |pool, sql| sqlx::query(sql(&text))
+            .bind(name)
+            .bind(&self.me_in_ledger)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()));
+        marked.map_err(|e| self.fail(e))?;
+        let mut unconfirmed = crate::util::lock(&way.unconfirmed);
+        for id in ids {
+            unconfirmed.remove(&id);
+        }
+        Ok(())
+    }
+
+    /// Report the results that finished and were not reported yet, each to one process, with
+    /// the claim and confirmation of [`take_finished`](Self::take_finished) (in `notifier` and
+    /// `notified`): a report whose reply is lost is made again, and a result is reported to the
+    /// callbacks before it is marked reported.
+    async fn report(&self) -> Result<usize, JobError> {
+        self.confirm(&self.reporting).await?;
+        let rows = self.claim(&self.reporting, 0).await?;
+        let results = self.reporting.hand_out(rows);
         let count = results.len();
         for result in results {
             self.notifier.notify(result);
+        }
+        if let Err(e) = self.confirm(&self.reporting).await {
+            tracing::warn!(error = %e, "reported results could not be marked yet; the next report marks them");
         }
         Ok(count)
     }
@@ -565,7 +671,7 @@ impl Durable {
             WHERE queue = $1 AND state IN ('finished', 'failed') AND finished_ms < $2";
         let cutoff = now_ms() - self.queue.settings.retention.as_millis() as i64;
         let name = &self.queue.settings.name;
-        let done = on_pool!(self.queue, |pool, sql| sqlx::query(sql(TEXT))
+        let done = on_pool!(self.queue.db, |pool, sql| sqlx::query(sql(TEXT))
             .bind(name)
             .bind(cutoff)
             .execute(pool)

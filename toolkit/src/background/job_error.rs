@@ -1,19 +1,16 @@
 //! [`JobError`]: why the ledger or a durable queue could not do what was asked.
 
+use crate::storage::DatabaseError;
+
 /// Why the background ledger, a [`JobQueue`](super::JobQueue) or a [`Worker`](super::Worker)
 /// failed. The in-process backend never fails; a durable one fails when its database does.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum JobError {
-    /// The database could not be reached or answered with an error. Retry once it is back:
-    /// nothing submitted before was lost.
-    #[error("the job database ({database}) failed: {message}")]
-    Database {
-        /// Which database (`sqlite:<path>` or the Postgres host and database name).
-        database: String,
-        /// What went wrong, with its causes.
-        message: String,
-    },
+    /// The database could not be reached or answered with an error (its name and the cause
+    /// are in the [`DatabaseError`]). Retry once it is back: nothing submitted before was lost.
+    #[error("the job {0}")]
+    Database(#[from] DatabaseError),
     /// The queue's settings cannot work (an empty queue name, a URL that is not a database
     /// URL, a worker concurrency of 0).
     #[error("the job queue is misconfigured: {0}")]
@@ -27,4 +24,12 @@ pub enum JobError {
         /// What is wrong with it.
         message: String,
     },
+}
+
+impl JobError {
+    /// Whether trying again may help: the database was unreachable or busy. Settings that
+    /// cannot work and unreadable records stay so.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, JobError::Database(e) if e.is_retryable())
+    }
 }

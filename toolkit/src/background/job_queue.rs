@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::JobError;
+use crate::storage::Database;
 
 /// A durable queue of background jobs and its ledger, in a SQLite file (feature `sqlite`) or
 /// a Postgres database (feature `postgres`), on the [apalis](https://docs.rs/apalis) job engine.
@@ -52,25 +53,14 @@ use super::JobError;
 ///   default), then deleted, taken or not.
 #[derive(Clone)]
 pub struct JobQueue {
-    pub(super) pool: Pool,
+    pub(super) db: Database,
     pub(super) settings: Settings,
-}
-
-/// A connection pool of one of the engines.
-#[derive(Clone)]
-pub(super) enum Pool {
-    #[cfg(feature = "sqlite")]
-    Sqlite(sqlx::SqlitePool),
-    #[cfg(feature = "postgres")]
-    Postgres(sqlx::PgPool),
 }
 
 #[derive(Clone, Debug)]
 pub(super) struct Settings {
     /// The queue's name: its apalis queue and its ledger.
     pub(super) name: String,
-    /// Which database, for error messages.
-    pub(super) database: String,
     pub(super) poll_interval: Duration,
     pub(super) retention: Duration,
     pub(super) heartbeat: Duration,
@@ -80,71 +70,43 @@ impl std::fmt::Debug for JobQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JobQueue")
             .field("name", &self.settings.name)
-            .field("database", &self.settings.database)
+            .field("database", &self.db.label())
             .finish_non_exhaustive()
     }
 }
 
 impl JobQueue {
-    /// Open (creating if needed) the queue in the SQLite file at `path`, and create its tables.
-    /// One file, no server: jobs survive a crash or a restart of the process; several processes
-    /// of one machine may share the file.
-    #[cfg(feature = "sqlite")]
-    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<JobQueue, JobError> {
-        use sqlx::sqlite::{
-            SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
-        };
-        let path = path.as_ref();
-        let database = format!("sqlite:{}", path.display());
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // With the write-ahead log, a commit survives the process (a crash, `kill -9`); only
-            // the machine losing power may take the last commits with it.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(30));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(Duration::from_secs(30))
-            .connect_with(options)
-            .await
-            .map_err(|e| super::durable::database_error(&database, &e))?;
+    /// The queue in `db`, its tables created or brought up to date if needed (safe from
+    /// several processes at once: they take turns). The queue shares the database's one
+    /// connection pool with everything else kept there (an A2A `SqlTaskStore`, say).
+    pub async fn new(db: &Database) -> Result<JobQueue, JobError> {
         let queue = JobQueue {
-            pool: Pool::Sqlite(pool),
-            settings: Settings::new(database),
+            db: db.clone(),
+            settings: Settings::new(),
         };
         super::durable::setup(&queue).await?;
         Ok(queue)
     }
 
-    /// Connect to the Postgres database at `url` (`postgres://user:password@host:port/db`) and
-    /// create the queue's tables if they are missing. Many processes on many machines may share
-    /// it.
+    /// [`new`](Self::new) in the SQLite file at `path` ([`Database::sqlite`]). One file, no
+    /// server: jobs survive a crash or a restart of the process; several processes of one
+    /// machine may share the file.
+    #[cfg(feature = "sqlite")]
+    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<JobQueue, JobError> {
+        Self::new(&Database::sqlite(path).await?).await
+    }
+
+    /// [`new`](Self::new) in the Postgres database at `url`
+    /// (`postgres://user:password@host:port/db`, [`Database::postgres`]). Many processes on
+    /// many machines may share it.
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<JobQueue, JobError> {
-        use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-        let options: PgConnectOptions = url
-            .parse()
-            .map_err(|e| JobError::Config(format!("`{url}` is not a Postgres URL: {e}")))?;
-        let database = format!(
-            "postgres {}:{}/{}",
-            options.get_host(),
-            options.get_port(),
-            options.get_database().unwrap_or("postgres")
-        );
-        let pool = PgPoolOptions::new()
-            .max_connections(16)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
-            .await
-            .map_err(|e| super::durable::database_error(&database, &e))?;
-        let queue = JobQueue {
-            pool: Pool::Postgres(pool),
-            settings: Settings::new(database),
-        };
-        super::durable::setup(&queue).await?;
-        Ok(queue)
+        Self::new(&Database::postgres(url).await?).await
+    }
+
+    /// The database the queue is kept in.
+    pub fn database(&self) -> &Database {
+        &self.db
     }
 
     /// Use the queue named `name` (default `agent-toolkit`): queues of different names in one
@@ -189,10 +151,9 @@ impl JobQueue {
 }
 
 impl Settings {
-    fn new(database: String) -> Settings {
+    fn new() -> Settings {
         Settings {
             name: "agent-toolkit".into(),
-            database,
             poll_interval: Duration::from_millis(20),
             retention: Duration::from_secs(7 * 24 * 3600),
             heartbeat: Duration::from_secs(2),

@@ -44,13 +44,13 @@
 //! `take_finished` are marked, not removed); a durable one keeps them for the queue's
 //! [`retention`](JobQueue::retention).
 
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 mod durable;
 mod in_process;
 mod job_error;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 mod job_queue;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 mod worker;
 
 use std::sync::Arc;
@@ -65,9 +65,9 @@ use in_process::InProcess;
 
 pub use crate::tool::result::{Job, JobId};
 pub use job_error::JobError;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 pub use job_queue::JobQueue;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 pub use worker::Worker;
 
 /// A callback run for every finished background call.
@@ -135,7 +135,7 @@ impl Notifier {
 
 enum Backend {
     InProcess(Arc<InProcess>),
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     Durable(Arc<durable::Durable>),
 }
 
@@ -150,7 +150,7 @@ impl std::fmt::Debug for BackgroundJobs {
         let mut d = f.debug_struct("BackgroundJobs");
         match &self.backend {
             Backend::InProcess(jobs) => d.field("running", &jobs.running()),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => d.field("queue", &jobs.queue_name()),
         };
         d.finish_non_exhaustive()
@@ -165,13 +165,13 @@ impl BackgroundJobs {
     pub(crate) fn new(
         capacity: usize,
         callbacks: Vec<ResultCallback>,
-        #[cfg(any(feature = "sqlite", feature = "postgres"))] queue: Option<JobQueue>,
+        #[cfg(durable)] queue: Option<JobQueue>,
     ) -> Self {
         let notifier = Arc::new(Notifier {
             callbacks,
             events: broadcast::channel(1024).0,
         });
-        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        #[cfg(durable)]
         if let Some(queue) = queue {
             return BackgroundJobs {
                 backend: Backend::Durable(durable::Durable::submitter(queue, &notifier)),
@@ -185,7 +185,7 @@ impl BackgroundJobs {
     }
 
     /// The durable queue behind this ledger, if it has one.
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     pub(crate) fn durable(&self) -> Option<&Arc<durable::Durable>> {
         match &self.backend {
             Backend::InProcess(_) => None,
@@ -216,7 +216,7 @@ impl BackgroundJobs {
                 let job = in_process(jobs.shutdown_token());
                 Ok(jobs.start(&self.notifier, &handle, call, permit, job))
             }
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.submit(call).await,
         }
     }
@@ -225,7 +225,7 @@ impl BackgroundJobs {
     pub async fn get(&self, job: JobId) -> Result<Option<JobRecord>, JobError> {
         match &self.backend {
             Backend::InProcess(jobs) => Ok(jobs.get(job)),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.get(job).await,
         }
     }
@@ -235,7 +235,7 @@ impl BackgroundJobs {
     pub async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
         match &self.backend {
             Backend::InProcess(jobs) => Ok(jobs.filter(|r| &*r.call.id == call_id)),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.by_call_id(call_id).await,
         }
     }
@@ -258,7 +258,7 @@ impl BackgroundJobs {
     async fn with_status(&self, status: JobStatus) -> Result<Vec<JobRecord>, JobError> {
         match &self.backend {
             Backend::InProcess(jobs) => Ok(jobs.filter(|r| r.status == status)),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.with_status(status).await,
         }
     }
@@ -269,7 +269,7 @@ impl BackgroundJobs {
     pub async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
         match &self.backend {
             Backend::InProcess(jobs) => Ok(jobs.take_finished()),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.take_finished().await,
         }
     }
@@ -279,7 +279,7 @@ impl BackgroundJobs {
     /// from the database: those of jobs that finished while no process of the queue was
     /// listening are delivered when one starts, each to one process.
     pub fn results(&self) -> BoxStream<'static, ToolResult> {
-        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        #[cfg(durable)]
         if let Backend::Durable(jobs) = &self.backend {
             jobs.watch();
         }
@@ -300,7 +300,7 @@ impl BackgroundJobs {
     pub fn running(&self) -> usize {
         match &self.backend {
             Backend::InProcess(jobs) => jobs.running(),
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(_) => 0,
         }
     }
@@ -312,7 +312,7 @@ impl BackgroundJobs {
     pub async fn shutdown(&self) {
         match &self.backend {
             Backend::InProcess(jobs) => jobs.shutdown().await,
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.shutdown().await,
         }
     }
@@ -325,7 +325,7 @@ impl BackgroundJobs {
                 jobs.drain().await;
                 Ok(())
             }
-            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            #[cfg(durable)]
             Backend::Durable(jobs) => jobs.drain().await,
         }
     }

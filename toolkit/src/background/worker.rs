@@ -9,10 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::JobError;
 use super::durable::{self, Payload};
-use super::job_queue::{JobQueue, Pool};
+use super::job_queue::JobQueue;
 use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::storage::Pool;
+use crate::storage::stored;
 use crate::tool::ToolResult;
 use crate::tool::result::{Job, JobId};
 
@@ -158,7 +160,7 @@ impl Worker {
             };
         }
         let batch = self.concurrency.min(100);
-        let outcome = match &self.queue.pool {
+        let outcome = match &self.queue.db.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let config = apalis_sqlite::Config::default()
@@ -258,18 +260,18 @@ fn abort(message: String) -> Failure {
 impl Runner {
     async fn run(&self, payload: serde_json::Value) -> Result<(), Failure> {
         let queue = &self.queue.settings.name;
-        let payload: Payload = match serde_json::from_value::<Payload>(payload.clone()) {
-            Ok(p) if p.v == 1 => p,
-            parsed => {
+        let payload: Payload = match stored::decode::<Payload>(&payload.to_string()) {
+            Ok(p) => p,
+            Err(error) => {
                 let message = format!(
-                    "worker `{}` refused a job of queue `{queue}` with an unsupported payload \
-                     {payload} (expected {{\"v\":1,\"job\":<id>}}, written by this version \
-                     of agent-toolkit)",
+                    "worker `{}` refused a job of queue `{queue}`: {error} (its payload: \
+                     {payload})",
                     self.worker
                 );
                 // A payload that still names its job ends that job with the reason.
-                if let Ok(p) = parsed
-                    && let Some(row) = durable::load(&self.queue, p.job).await?
+                let job = payload.get("job").and_then(serde_json::Value::as_u64);
+                if let Some(job) = job
+                    && let Some(row) = durable::load(&self.queue, job).await?
                 {
                     let error = ToolError::execution(
                         "the background job could not be run: its stored form is not one \
@@ -277,8 +279,8 @@ impl Runner {
                     )
                     .with_detail(message.clone());
                     let mut result = ToolResult::new(row.call_id.as_str(), row.tool, Err(error), 0);
-                    result.job = Some(Job::Finished(JobId(p.job)));
-                    self.store(p.job, &result).await;
+                    result.job = Some(Job::Finished(JobId(job)));
+                    self.store(job, &result).await;
                 }
                 return Err(abort(message));
             }

@@ -174,7 +174,7 @@ impl ToolContext {
 
     /// Type names of the values at the call and agent levels (those a durable background job
     /// does not carry).
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     pub(crate) fn local_type_names(&self) -> Vec<&'static str> {
         [Level::Call, Level::Agent]
             .iter()

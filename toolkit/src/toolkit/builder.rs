@@ -104,7 +104,7 @@ struct ExecDefaults {
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     job_queue: Option<crate::background::JobQueue>,
 }
 
@@ -143,7 +143,7 @@ impl ToolkitBuilder {
                 layers: Vec::new(),
                 approval: None,
                 background_capacity: DEFAULT_BACKGROUND_CAPACITY,
-                #[cfg(any(feature = "sqlite", feature = "postgres"))]
+                #[cfg(durable)]
                 job_queue: None,
                 callbacks: Vec::new(),
             },
@@ -359,7 +359,7 @@ impl ToolkitBuilder {
     /// by [`Worker`](crate::background::Worker)s, and the ledger is read from there. The
     /// [`background_capacity`](Self::background_capacity) does not apply (the workers'
     /// concurrency does).
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     pub fn job_queue(mut self, queue: crate::background::JobQueue) -> Self {
         self.exec.job_queue = Some(queue);
         self
@@ -518,7 +518,7 @@ impl ToolkitBuilder {
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
                 defaults.callbacks,
-                #[cfg(any(feature = "sqlite", feature = "postgres"))]
+                #[cfg(durable)]
                 defaults.job_queue,
             )),
         };

@@ -33,7 +33,7 @@ use crate::dialect::{Dialect, NameMap};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[cfg(durable)]
 use crate::param::ParamKind;
 use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
@@ -257,7 +257,7 @@ impl Toolkit {
     }
 
     /// Run a call of a background tool now, as a worker of a durable queue does.
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     pub(crate) async fn run_job(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
         self.call_as(call, ctx, false).await
     }
@@ -374,13 +374,13 @@ impl Toolkit {
             return rejected(call.id, call.name, e);
         }
         let jobs = &self.inner.background;
-        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        #[cfg(durable)]
         if jobs.durable().is_some()
             && let Err(e) = self.check_durable_context(&call.name, ctx)
         {
             return rejected(call.id, call.name, e);
         }
-        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        #[cfg(not(durable))]
         let _ = ctx;
         let stack = self.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
@@ -414,7 +414,7 @@ impl Toolkit {
 
     /// Refuse a durable background call whose context holds, at the call or agent level, a value
     /// the tool takes by type: a worker runs the job with its toolkit's context only.
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[cfg(durable)]
     fn check_durable_context(&self, name: &str, ctx: &ToolContext) -> Result<(), ToolError> {
         let Some(i) = self.lookup(name) else {
             return Ok(());

@@ -50,7 +50,7 @@ pub fn a2a_router(
 ) -> Router {
     let capabilities = card().capabilities;
     let handler = match options.durable_store() {
-        #[cfg(any(feature = "postgres", feature = "sqlite"))]
+        #[cfg(durable)]
         Some(store) => DefaultRequestHandler::new(
             super::replicas::Replicated::new(executor, store.clone()),
             store.clone(),

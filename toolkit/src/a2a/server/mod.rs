@@ -68,10 +68,10 @@ mod card;
 mod emit;
 mod http;
 mod options;
-#[cfg(any(feature = "postgres", feature = "sqlite"))]
+#[cfg(durable)]
 mod replicas;
 mod rpc;
-#[cfg(any(feature = "postgres", feature = "sqlite"))]
+#[cfg(durable)]
 mod task_store;
 mod tool_server;
 mod v03;
@@ -80,7 +80,7 @@ mod validate;
 pub use agent_server::{A2aAgentServer, Replies};
 pub use http::{CardFn, a2a_router};
 pub use options::ServerOptions;
-#[cfg(any(feature = "postgres", feature = "sqlite"))]
+#[cfg(durable)]
 pub use task_store::SqlTaskStore;
 pub use tool_server::A2aToolServer;
 pub use validate::SendCheck;

@@ -29,7 +29,7 @@ pub struct ServerOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_body_bytes: Option<usize>,
     pub(crate) public_url: Option<String>,
-    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[cfg(durable)]
     pub(crate) task_store: Option<super::SqlTaskStore>,
 }
 
@@ -87,20 +87,20 @@ impl ServerOptions {
     /// database, instead of in memory (the default): they survive a restart, and every server
     /// given a store on the same database serves the same tasks, cancels included (see
     /// [`SqlTaskStore`](super::SqlTaskStore)).
-    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[cfg(durable)]
     pub fn task_store(mut self, store: super::SqlTaskStore) -> Self {
         self.task_store = Some(store);
         self
     }
 
     /// The durable store set, if any (always `None` without the database features).
-    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[cfg(durable)]
     pub(crate) fn durable_store(&self) -> Option<&super::SqlTaskStore> {
         self.task_store.as_ref()
     }
 
     /// The durable store set, if any (always `None` without the database features).
-    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+    #[cfg(not(durable))]
     pub(crate) fn durable_store(&self) -> Option<std::convert::Infallible> {
         None
     }
@@ -139,7 +139,7 @@ impl fmt::Debug for ServerOptions {
             )
             .field("max_body_bytes", &self.body_limit())
             .field("public_url", &self.public_url);
-        #[cfg(any(feature = "postgres", feature = "sqlite"))]
+        #[cfg(durable)]
         f.field("task_store", &self.task_store);
         f.finish()
     }

@@ -68,7 +68,7 @@ pub(super) struct Shared {
     pub(super) closer: Weak<TaskCloser>,
     pub(super) state: Mutex<State>,
     /// Where conversations are kept besides memory (`stored`), when the server has one.
-    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    #[cfg(durable)]
     pub(super) store: Option<crate::a2a::server::SqlTaskStore>,
 }
 

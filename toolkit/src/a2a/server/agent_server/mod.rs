@@ -198,7 +198,7 @@ impl A2aAgentServer {
                 clock: 0,
                 max_contexts: self.max_contexts,
             }),
-            #[cfg(any(feature = "postgres", feature = "sqlite"))]
+            #[cfg(durable)]
             store: self.options.durable_store().cloned(),
         });
         let router = a2a_router(

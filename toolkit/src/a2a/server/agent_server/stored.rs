@@ -12,7 +12,7 @@
 
 use super::conversations::{Session, Shared};
 
-#[cfg(any(feature = "postgres", feature = "sqlite"))]
+#[cfg(durable)]
 mod durable {
     use serde::{Deserialize, Serialize};
 
@@ -93,7 +93,7 @@ mod durable {
     }
 }
 
-#[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+#[cfg(not(durable))]
 impl Shared {
     /// Conversations live in memory only: nothing to read.
     pub(super) async fn restore(&self, _: &str, _: &mut Session) -> Result<(), String> {

@@ -1,0 +1,133 @@
+//! Replies lost on the way back from Postgres (the statement ran and committed, the answer never
+//! arrived: what a database going away mid-request does), made to happen exactly where each test
+//! wants it with a cutting proxy (`tests/db/proxy.rs`). Nothing may be lost or stranded: a result
+//! whose taking lost its reply is delivered to the next take, a job whose start lost its reply
+//! still runs once, jobs a worker fetched when its fetch lost its reply are run.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_toolkit::background::{JobQueue, Worker};
+use agent_toolkit::prelude::*;
+
+use super::db;
+use super::engines::stop_signal;
+use super::fixture::{self, call};
+use super::proxy::CutProxy;
+
+/// A Postgres cluster, a proxy in front of it, and a queue through the proxy.
+async fn setup(name: &str) -> Option<(db::Postgres, CutProxy, JobQueue)> {
+    let pg = db::Postgres::start()?;
+    pg.database(name);
+    let proxy = CutProxy::start(pg.port()).await;
+    let queue = JobQueue::postgres(&proxy.url(name))
+        .await
+        .unwrap()
+        .name(name)
+        .heartbeat(Duration::from_secs(1));
+    Some((pg, proxy, queue))
+}
+
+fn temp_log(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "agent-toolkit-{name}-{}-{}.log",
+        std::process::id(),
+        fastrand_u32()
+    ))
+}
+
+fn fastrand_u32() -> u32 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0)
+}
+
+/// Submit `n` calls of `tool`, run them with a worker, wait until all finished.
+async fn run_jobs(queue: &JobQueue, kit: &Toolkit, tool: &str, n: u32, log: &std::path::Path) {
+    let ctx = ToolContext::new();
+    for i in 0..n {
+        let result = kit.call(call(&format!("c{i}"), tool, i, 5), &ctx).await;
+        assert!(result.is_pending(), "{result}");
+    }
+    let worker_kit = fixture::worker_toolkit(log.to_path_buf());
+    let (stop, signal) = stop_signal();
+    let worker = tokio::spawn(Worker::new(&worker_kit, queue).run_until(signal));
+    tokio::time::timeout(Duration::from_secs(60), kit.background().drain())
+        .await
+        .expect("the jobs finish")
+        .unwrap();
+    stop.send(()).unwrap();
+    worker.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_whose_reply_is_lost_is_delivered_to_the_next_take() {
+    let Some((_pg, proxy, queue)) = setup("lost_take").await else {
+        return;
+    };
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    let log = temp_log("lost-take");
+    run_jobs(&queue, &kit, "record", 5, &log).await;
+
+    proxy.cut_reply_to("SET taker");
+    let lost = kit.background().take_finished().await;
+    assert_eq!(proxy.cuts(), 1, "the take's reply was cut");
+    assert!(lost.is_err(), "the first take got no reply: {lost:?}");
+    let taken = kit.background().take_finished().await.unwrap();
+    let mut ids: Vec<_> = taken.iter().map(|r| r.call_id.to_string()).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["c0", "c1", "c2", "c3", "c4"],
+        "the next take delivers them"
+    );
+    assert!(
+        kit.background().take_finished().await.unwrap().is_empty(),
+        "and only once"
+    );
+    let _ = std::fs::remove_file(log);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_whose_reply_is_lost_reaches_the_callbacks() {
+    let Some((_pg, proxy, queue)) = setup("lost_report").await else {
+        return;
+    };
+    // The jobs finish first, submitted by a toolkit that reports to no one.
+    let submitter = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    let log = temp_log("lost-report");
+    run_jobs(&queue, &submitter, "record", 5, &log).await;
+
+    // Then a toolkit with a callback starts reporting; the reply of its first report is lost.
+    proxy.cut_reply_to("SET notifier");
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = seen.clone();
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .on_tool_result(move |result: &ToolResult| {
+            sink.lock().unwrap().push(result.call_id.to_string());
+        })
+        .build()
+        .unwrap();
+    let _ = kit.background().pending().await;
+    let reported = tokio::time::timeout(Duration::from_secs(20), async {
+        while seen.lock().unwrap().len() < 5 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(proxy.cuts(), 1, "the report's reply was cut");
+    assert!(reported.is_ok(), "reported: {:?}", seen.lock().unwrap());
+    let mut ids = seen.lock().unwrap().clone();
+    ids.sort();
+    assert_eq!(ids, ["c0", "c1", "c2", "c3", "c4"], "each once");
+    let _ = std::fs::remove_file(log);
+}

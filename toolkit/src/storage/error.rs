@@ -1,0 +1,65 @@
+//! [`DatabaseError`]: a database that could not do what was asked, with its cause.
+
+use std::sync::Arc;
+
+/// A database (of a durable [`JobQueue`](crate::background::JobQueue) or an A2A
+/// `SqlTaskStore`) failed: it could not be reached, refused a statement, or timed out. The
+/// cause is kept as the error's [`source`](std::error::Error::source) (a `sqlx` error), and
+/// its text, with the causes below it, is in the message.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the database {database} failed: {message}")]
+pub struct DatabaseError {
+    database: String,
+    message: String,
+    #[source]
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl DatabaseError {
+    pub(crate) fn new(
+        database: &str,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> DatabaseError {
+        DatabaseError {
+            database: database.to_owned(),
+            message: crate::util::error_chain(&error),
+            source: Some(Arc::new(error)),
+        }
+    }
+
+    /// An error without an underlying cause (a stored value that cannot be read, say).
+    pub(crate) fn message(database: &str, message: impl Into<String>) -> DatabaseError {
+        DatabaseError {
+            database: database.to_owned(),
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// Which database: `sqlite:<path>`, or `postgres <host>:<port>/<database>`.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
+    /// Whether trying again may help: the database could not be reached, a connection broke,
+    /// or it was busy (`database is locked`). A statement it refused will be refused again.
+    pub fn is_retryable(&self) -> bool {
+        let Some(source) = &self.source else {
+            return false;
+        };
+        match source.downcast_ref::<sqlx::Error>() {
+            Some(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) => true,
+            Some(sqlx::Error::Database(e)) => {
+                // SQLite's busy and locked codes; Postgres's connection and shutdown classes.
+                let code = e.code().unwrap_or_default();
+                matches!(&*code, "5" | "6" | "517" | "262")
+                    || code.starts_with("08")
+                    || code.starts_with("57P")
+            }
+            _ => {
+                self.message.contains("Connection refused")
+                    || self.message.contains("connection reset")
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Applying each component's schema steps once, one process at a time.
+//!
+//! Every component that keeps tables (`jobs`, `a2a`) lists its [`Step`]s with increasing
+//! versions; [`migrate`] applies those the database has not seen, each in a transaction that
+//! also records the version in `agent_toolkit_schema`. Processes that open one database at once
+//! take turns: Postgres with an advisory lock held for the whole run, SQLite with a lock on a
+//! file next to the database (`<file>.lock`). A database at a newer version than this build
+//! knows is refused with an error naming both versions, before anything is written.
+//!
+//! Version 1 of each component creates its tables with `IF NOT EXISTS`, so a database made
+//! before the version table existed is taken over as it is.
+
+use std::future::Future;
+
+use super::{Database, DatabaseError, Pool};
+
+/// One schema step of a component.
+pub(crate) struct Step {
+    pub(crate) version: i64,
+    /// The statements on SQLite.
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+    pub(crate) sqlite: &'static [&'static str],
+    /// The statements on Postgres.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) postgres: &'static [&'static str],
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS agent_toolkit_schema \
+    (component TEXT PRIMARY KEY, version BIGINT NOT NULL)";
+
+/// The key of the advisory lock every process takes to migrate a Postgres database.
+#[cfg(feature = "postgres")]
+const LOCK: i64 = 7_361_902;
+
+/// Bring `component` to its last step on `db`, after `before` (the engine's own setup, such
+/// as apalis's), all under the database's migration lock.
+pub(crate) async fn migrate<F>(
+    db: &Database,
+    component: &str,
+    steps: &[Step],
+    before: F,
+) -> Result<(), DatabaseError>
+where
+    F: Future<Output = Result<(), DatabaseError>>,
+{
+    match &db.pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => {
+            let file = db.file.clone();
+            let run = async {
+                before.await?;
+                apply_sqlite(db, pool, component, steps).await
+            };
+            match file {
+                Some(file) => with_file_lock(&file, db.label(), run).await,
+                None => run.await,
+            }
+        }
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            let mut lock = pool.acquire().await.map_err(|e| db.error(e))?;
+            sqlx::query("SELECT pg_advisory_lock($1)")
+                .bind(LOCK)
+                .execute(&mut *lock)
+                .await
+                .map_err(|e| db.error(e))?;
+            let outcome = async {
+                before.await?;
+                apply_postgres(db, pool, component, steps).await
+            }
+            .await;
+            let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
+                .bind(LOCK)
+                .execute(&mut *lock)
+                .await;
+            if unlocked.is_err() {
+                // Closing the session releases the lock.
+                let _ = lock.detach();
+            }
+            outcome
+        }
+    }
+}
+
+fn too_new(db: &Database, component: &str, found: i64, known: i64) -> DatabaseError {
+    DatabaseError::message(
+        db.label(),
+        format!(
+            "its `{component}` tables are at schema version {found}, newer than the {known} this \
+             build of agent-toolkit knows; use a newer agent-toolkit"
+        ),
+    )
+}
+
+#[cfg(feature = "sqlite")]
+async fn apply_sqlite(
+    db: &Database,
+    pool: &sqlx::SqlitePool,
+    component: &str,
+    steps: &[Step],
+) -> Result<(), DatabaseError> {
+    let fail = |e: sqlx::Error| db.error(e);
+    sqlx::query(SCHEMA).execute(pool).await.map_err(fail)?;
+    let current: i64 = sqlx::query_scalar(
+        "SELECT COALESCE(MAX(version), 0) FROM agent_toolkit_schema WHERE component = ?1",
+    )
+    .bind(component)
+    .fetch_one(pool)
+    .await
+    .map_err(fail)?;
+    let known = steps.last().map_or(0, |s| s.version);
+    if current > known {
+        return Err(too_new(db, component, current, known));
+    }
+    for step in steps.iter().filter(|s| s.version > current) {
+        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(fail)?;
+        for statement in step.sqlite {
+            sqlx::query(sqlx::AssertSqlSafe(*statement))
+                .execute(&mut *tx)
+                .await
+                .map_err(fail)?;
+        }
+        sqlx::query(
+            "INSERT INTO agent_toolkit_schema (component, version) VALUES (?1, ?2) \
+             ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+        )
+        .bind(component)
+        .bind(step.version)
+        .execute(&mut *tx)
+        .await
+        .map_err(fail)?;
+        tx.commit().await.map_err(fail)?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "postgres")]
+async fn apply_postgres(
+    db: &Database,
+    pool: &sqlx::PgPool,
+    component: &str,
+    steps: &[Step],
+) -> Result<(), DatabaseError> {
+    let fail = |e: sqlx::Error| db.error(e);
+    sqlx::query(SCHEMA).execute(pool).await.map_err(fail)?;
+    let current: i64 = sqlx::query_scalar(
+        "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agent_toolkit_schema WHERE component = $1",
+    )
+    .bind(component)
+    .fetch_one(pool)
+    .await
+    .map_err(fail)?;
+    let known = steps.last().map_or(0, |s| s.version);
+    if current > known {
+        return Err(too_new(db, component, current, known));
+    }
+    for step in steps.iter().filter(|s| s.version > current) {
+        let mut tx = pool.begin().await.map_err(fail)?;
+        for statement in step.postgres {
+            sqlx::query(sqlx::AssertSqlSafe(*statement))
+                .execute(&mut *tx)
+                .await
+                .map_err(fail)?;
+        }
+        sqlx::query(
+            "INSERT INTO agent_toolkit_schema (component, version) VALUES ($1, $2) \
+             ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+        )
+        .bind(component)
+        .bind(step.version)
+        .execute(&mut *tx)
+        .await
+        .map_err(fail)?;
+        tx.commit().await.map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// Run `body` holding an exclusive lock on `<path>.lock`: processes opening or migrating one
+/// SQLite file take turns (SQLite has no advisory locks, and two processes creating the same
+/// tables at once collide).
+#[cfg(feature = "sqlite")]
+pub(crate) async fn with_file_lock<T>(
+    path: &std::path::Path,
+    label: &str,
+    body: impl Future<Output = Result<T, DatabaseError>>,
+) -> Result<T, DatabaseError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = std::path::PathBuf::from(name);
+    let lock = tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)?;
+        file.lock()?;
+        Ok::<_, std::io::Error>(file)
+    })
+    .await
+    .map_err(|e| {
+        DatabaseError::message(
+            label,
+            format!("the lock of the file could not be taken: {e}"),
+        )
+    })?
+    .map_err(|e| DatabaseError::new(label, e))?;
+    let outcome = body.await;
+    drop(lock);
+    outcome
+}

@@ -1,0 +1,144 @@
+//! The one versioned form of every value kept as JSON in a database or handed out to be
+//! stored (a job's payload, its stored result, an A2A agent's conversation, a paused run):
+//! `{"version": N, …fields}`, written and read through [`encode`] and [`decode`].
+//!
+//! A reader checks the version before anything else: a value of a version this build reads is
+//! read (older ones included, each type says which); any other is refused with an error naming
+//! what the value is, its version and the versions this build reads. Values written before this
+//! form existed carried the version as `"v"`, which is read as well.
+
+use std::ops::RangeInclusive;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// A value kept in the versioned form.
+pub(crate) trait Stored: Serialize + DeserializeOwned {
+    /// What the value is, for errors: "a job payload".
+    const WHAT: &'static str;
+    /// The version this build writes.
+    const VERSION: u32;
+    /// The versions this build reads (older versions whose fields it still understands).
+    const READS: RangeInclusive<u32> = Self::VERSION..=Self::VERSION;
+}
+
+/// Why a stored value cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StoredError {
+    /// It is of a version this build does not read.
+    #[error("{what} in format version {found}, but this build reads versions {} to {}; it was written by another version of agent-toolkit", reads.start(), reads.end())]
+    Version {
+        what: &'static str,
+        found: u64,
+        reads: RangeInclusive<u32>,
+    },
+    /// It is not the value it should be (no version, not JSON, missing fields).
+    #[error("{what} that cannot be read: {reason}")]
+    Malformed { what: &'static str, reason: String },
+}
+
+/// `value` in the versioned form (its own `version` field, if it has one, is kept).
+pub(crate) fn encode<T: Stored>(value: &T) -> String {
+    let fields = match serde_json::to_value(value) {
+        Ok(Value::Object(fields)) => fields,
+        // Every stored type is a struct; a serializer that fails leaves the version alone, which
+        // a reader refuses clearly.
+        _ => Map::new(),
+    };
+    let mut out = Map::with_capacity(fields.len() + 1);
+    if !fields.contains_key("version") {
+        out.insert("version".into(), Value::from(T::VERSION));
+    }
+    out.extend(fields);
+    Value::Object(out).to_string()
+}
+
+/// Read a value written by [`encode`] (or, before it, with `"v"`), checking its version first.
+pub(crate) fn decode<T: Stored>(text: &str) -> Result<T, StoredError> {
+    let malformed = |reason: String| StoredError::Malformed {
+        what: T::WHAT,
+        reason,
+    };
+    let mut fields = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(fields)) => fields,
+        Ok(other) => {
+            return Err(malformed(format!(
+                "it is {}, not an object",
+                crate::util::json_kind(&other)
+            )));
+        }
+        Err(e) => return Err(malformed(format!("it is not JSON: {e}"))),
+    };
+    let version = fields.get("version").or_else(|| fields.get("v"));
+    let Some(found) = version.and_then(Value::as_u64) else {
+        return Err(malformed("it has no format version".into()));
+    };
+    if !u32::try_from(found).is_ok_and(|v| T::READS.contains(&v)) {
+        return Err(StoredError::Version {
+            what: T::WHAT,
+            found,
+            reads: T::READS,
+        });
+    }
+    fields.remove("v");
+    serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
+        let path = e.path().to_string();
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        malformed(format!("{}{at}", e.into_inner()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Thing {
+        job: u64,
+    }
+
+    impl Stored for Thing {
+        const WHAT: &'static str = "a thing";
+        const VERSION: u32 = 2;
+        const READS: RangeInclusive<u32> = 1..=2;
+    }
+
+    #[test]
+    fn written_with_its_version_and_read_back() {
+        let text = encode(&Thing { job: 7 });
+        assert_eq!(text, r#"{"version":2,"job":7}"#);
+        assert_eq!(decode::<Thing>(&text), Ok(Thing { job: 7 }));
+        // The form written before, with `v`, and an older version this type still reads.
+        assert_eq!(decode::<Thing>(r#"{"v":1,"job":7}"#), Ok(Thing { job: 7 }));
+    }
+
+    #[test]
+    fn other_versions_and_broken_values_are_refused_clearly() {
+        let error = decode::<Thing>(r#"{"version":3,"job":7}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a thing in format version 3, but this build reads versions 1 to 2; it was written by \
+             another version of agent-toolkit"
+        );
+        for (text, reason) in [
+            (r#"{"job":7}"#, "no format version"),
+            ("[1]", "an array, not an object"),
+            ("nope", "not JSON"),
+            (r#"{"version":2}"#, "missing field `job`"),
+        ] {
+            let error = decode::<Thing>(text).unwrap_err().to_string();
+            assert!(
+                error.starts_with("a thing that cannot be read: "),
+                "{error}"
+            );
+            assert!(error.contains(reason), "{error}");
+        }
+    }
+}
