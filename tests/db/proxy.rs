@@ -28,8 +28,9 @@ pub struct CutProxy {
 
 #[derive(Default)]
 struct State {
-    /// Cut the connection that sends a request containing this.
-    armed: Option<Vec<u8>>,
+    /// Cut the connection that sends a request containing the first, at the `Execute` that
+    /// follows — or, when there is a second, at the request containing it.
+    armed: Option<(Vec<u8>, Option<Vec<u8>>)>,
     /// How many requests were cut so far.
     cuts: usize,
 }
@@ -56,7 +57,14 @@ impl CutProxy {
 
     /// Lose the reply of the next request whose bytes contain `sql`.
     pub fn cut_reply_to(&self, sql: &str) {
-        self.state.lock().unwrap().armed = Some(sql.as_bytes().to_vec());
+        self.state.lock().unwrap().armed = Some((sql.as_bytes().to_vec(), None));
+    }
+
+    /// Lose the reply of the first request containing `then` on the connection that next sends
+    /// `first` (the `COMMIT` of a transaction that ran a statement, say).
+    pub fn cut_reply_after(&self, first: &str, then: &str) {
+        self.state.lock().unwrap().armed =
+            Some((first.as_bytes().to_vec(), Some(then.as_bytes().to_vec())));
     }
 
     /// How many replies were lost so far.
@@ -104,26 +112,35 @@ async fn pump(client: TcpStream, server: TcpStream, state: Arc<Mutex<State>>) {
         })
     };
     let mut buffer = vec![0u8; 64 * 1024];
-    let mut doomed = false;
+    // Once the first pattern went by: the request that ends the connection (`None`: the next
+    // `Execute`).
+    let mut doomed: Option<Option<Vec<u8>>> = None;
     loop {
         let n = match client_read.read(&mut buffer).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         let chunk = &buffer[..n];
-        if !doomed {
+        let contains =
+            |chunk: &[u8], pattern: &[u8]| chunk.windows(pattern.len()).any(|w| w == pattern);
+        if doomed.is_none() {
             let mut state = state.lock().unwrap();
             let hit = state
                 .armed
                 .as_ref()
-                .is_some_and(|sql| chunk.windows(sql.len()).any(|w| w == sql.as_slice()));
+                .is_some_and(|(first, _)| contains(chunk, first));
             if hit {
-                state.armed = None;
+                let (_, then) = state.armed.take().unwrap_or_default();
                 state.cuts += 1;
-                doomed = true;
+                doomed = Some(then);
             }
         }
-        if doomed && has_execute(chunk) {
+        let cut_now = match &doomed {
+            Some(None) => has_execute(chunk),
+            Some(Some(then)) => contains(chunk, then),
+            None => false,
+        };
+        if cut_now {
             // Stop the answer first, then let the request through and the server run it.
             cut.notify_one();
             let _ = server_write.write_all(chunk).await;

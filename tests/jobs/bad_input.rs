@@ -245,3 +245,111 @@ async fn a_database_that_goes_away_loses_nothing() {
         .unwrap();
     let _ = std::fs::remove_file(log);
 }
+
+/// While the database is down, a call does not wait the pool's whole acquire timeout each time:
+/// once the database is known to be down, calls fail at once (retryable), one a second goes
+/// through to find out, and calls succeed again soon after it is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_fail_fast_while_the_database_is_known_to_be_down() {
+    let Some(pg) = db::Postgres::start() else {
+        return;
+    };
+    let url = pg.database("fast");
+    let queue = agent_toolkit::background::JobQueue::postgres(&url)
+        .await
+        .unwrap()
+        .name("fast");
+    let kit = fixture::submitter().job_queue(queue).build().unwrap();
+    let ctx = ToolContext::new();
+    assert!(kit.call(call("a", "record", 1, 1), &ctx).await.is_pending());
+    pg.stop();
+    let started = std::time::Instant::now();
+    let first = kit.call(call("b", "record", 2, 1), &ctx).await;
+    assert!(first.error().is_some_and(|e| e.is_retryable()), "{first}");
+    let first_took = started.elapsed();
+    for n in 0..5 {
+        let started = std::time::Instant::now();
+        let again = kit.call(call("c", "record", 3, 1), &ctx).await;
+        let error = again.error().expect("refused");
+        assert!(error.is_retryable(), "{again}");
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "call {n} waited {:?} (the first took {first_took:?})",
+            started.elapsed()
+        );
+    }
+    match kit.background().pending().await {
+        Err(e) => assert!(e.is_retryable(), "{e}"),
+        Ok(_) => panic!("the database is down"),
+    }
+    pg.restart();
+    let back = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if kit.call(call("d", "record", 4, 1), &ctx).await.is_pending() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert!(
+        back.is_ok(),
+        "calls never succeeded again after the restart"
+    );
+}
+
+/// A database written by the first release of the durable queue (its ledger without the claim
+/// columns, no schema version table, a result stored as `{"v": 1, …}`) is taken over: the
+/// ledger is brought up to date and the old result is read and taken. A database whose ledger
+/// is at a schema version newer than this build knows is refused, naming both versions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_of_the_previous_format_is_read_and_a_newer_one_refused() {
+    let Some(pg) = db::Postgres::start() else {
+        return;
+    };
+    let url = pg.database("previous");
+    psql(
+        &url,
+        "CREATE TABLE agent_toolkit_jobs (
+            id BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, call_id TEXT NOT NULL,
+            tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
+            runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
+            notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms BIGINT NOT NULL,
+            finished_ms BIGINT);
+         INSERT INTO agent_toolkit_jobs (queue, call_id, tool, arguments, state, result,
+            submitted_ms, finished_ms)
+         VALUES ('previous', 'old_call', 'record', '{\"n\": 1, \"ms\": 1}', 'finished',
+            '{\"v\":1,\"attempts\":1,\"outcome\":{\"text\":{\"text\":\"recorded before\",\"metadata\":{}}}}',
+            1, 2);",
+    );
+    let queue = agent_toolkit::background::JobQueue::postgres(&url)
+        .await
+        .unwrap()
+        .name("previous");
+    let kit = fixture::submitter().job_queue(queue).build().unwrap();
+    let taken = kit.background().take_finished().await.unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].call_id.as_ref(), "old_call");
+    assert_eq!(taken[0].model_text(), "recorded before");
+    assert_eq!(
+        psql_value(
+            &url,
+            "SELECT version FROM agent_toolkit_schema WHERE component = 'jobs'"
+        ),
+        "2"
+    );
+
+    psql(
+        &url,
+        "UPDATE agent_toolkit_schema SET version = 9 WHERE component = 'jobs'",
+    );
+    let error = agent_toolkit::background::JobQueue::postgres(&url)
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("`jobs` tables are at schema version 9, newer than the 2 this build"),
+        "{text}"
+    );
+    assert!(!error.is_retryable());
+}

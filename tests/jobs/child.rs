@@ -4,6 +4,8 @@
 //!   until stdin closes, which shuts it down gracefully).
 //! - `jobs-child submit DB QUEUE COUNT MS`: submit COUNT calls (even `n` to `record`, odd to
 //!   `transfer`), print `submitted` and exit without waiting for any result.
+//! - `jobs-child open DB QUEUE`: open the queue (creating its tables), submit one call, and print
+//!   `opened`, or print the error and exit with 1 (many of these at once on one fresh file).
 //!
 //! DB is `sqlite:PATH` or a `postgres://` URL.
 
@@ -63,8 +65,38 @@ async fn main() {
             }
             println!("submitted");
         }
+        ["open", db, name] => {
+            let opened = match db.strip_prefix("sqlite:") {
+                Some(path) => JobQueue::sqlite(path).await,
+                None => JobQueue::postgres(db).await,
+            };
+            match opened {
+                Ok(queue) => {
+                    let toolkit = fixture::submitter()
+                        .job_queue(queue.name(name))
+                        .build()
+                        .unwrap();
+                    let result = toolkit
+                        .call(fixture::call("c", "record", 1, 1), &ToolContext::new())
+                        .await;
+                    if result.is_pending() {
+                        println!("opened");
+                    } else {
+                        println!(
+                            "failed: {}",
+                            result.error().map(|e| format!("{e:?}")).unwrap_or_default()
+                        );
+                        std::process::exit(1);
+                    }
+                }
+                Err(e) => {
+                    println!("failed: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
         _ => panic!(
-            "usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS (got {args:?})"
+            "usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS | open DB QUEUE (got {args:?})"
         ),
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_toolkit::background::{JobError, JobStatus, Worker};
+use agent_toolkit::background::{JobError, JobQueue, JobStatus, Worker};
 use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 use futures::StreamExt;
@@ -358,4 +358,50 @@ async fn sqlite_batches_while_working() {
 async fn postgres_batches_while_working() {
     let Some(db) = Db::postgres() else { return };
     batches_while_working(db).await;
+}
+
+/// Thirty processes open one SQLite file at once, fresh and then existing: every one of them
+/// opens the queue and submits a call (they take turns creating the tables, and wait for each
+/// other's locks as long as the busy timeout says).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_processes_open_one_sqlite_file_at_once() {
+    let file = super::db::SqliteFile::new("many-opens");
+    let db = format!("sqlite:{}", file.path().display());
+    for round in ["fresh", "existing"] {
+        let children: Vec<_> = (0..30)
+            .map(|_| {
+                tokio::process::Command::new(env!("CARGO_BIN_EXE_jobs-child"))
+                    .args(["open", &db, "many"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .kill_on_drop(true)
+                    .spawn()
+                    .expect("start jobs-child")
+            })
+            .collect();
+        let mut failed = Vec::new();
+        for child in children {
+            let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+                .await
+                .expect("every process ends")
+                .unwrap();
+            if !out.status.success() {
+                failed.push(
+                    String::from_utf8_lossy(&out.stdout).into_owned()
+                        + &String::from_utf8_lossy(&out.stderr),
+                );
+            }
+        }
+        assert!(
+            failed.is_empty(),
+            "{round} file: {} of 30 failed: {failed:#?}",
+            failed.len()
+        );
+    }
+    let queue = JobQueue::sqlite(file.path()).await.unwrap().name("many");
+    let kit = super::fixture::submitter()
+        .job_queue(queue)
+        .build()
+        .unwrap();
+    assert_eq!(kit.background().pending().await.unwrap().len(), 60);
 }

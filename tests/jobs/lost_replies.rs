@@ -131,3 +131,66 @@ async fn a_report_whose_reply_is_lost_reaches_the_callbacks() {
     assert_eq!(ids, ["c0", "c1", "c2", "c3", "c4"], "each once");
     let _ = std::fs::remove_file(log);
 }
+
+/// The worker marks a job of a tool that must not run twice as started; that mark's reply is
+/// lost. The tool has not run anywhere: it runs now, once, and its result is the job's — not
+/// *outcome unknown*.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_whose_reply_is_lost_still_runs_the_job_once() {
+    let Some((_pg, proxy, queue)) = setup("lost_start").await else {
+        return;
+    };
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    proxy.cut_reply_to("SET state = 'running'");
+    let log = temp_log("lost-start");
+    run_jobs(&queue, &kit, "transfer", 1, &log).await;
+    assert_eq!(proxy.cuts(), 1, "the start's reply was cut");
+    let taken = kit.background().take_finished().await.unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].model_text(), "transferred 0", "{}", taken[0]);
+    let runs = fixture::runs(&log);
+    assert_eq!(
+        runs.get(&("transfer".into(), 0)).map(Vec::len),
+        Some(1),
+        "{runs:?}"
+    );
+    let _ = std::fs::remove_file(log);
+}
+
+/// A worker's fetch of jobs commits (the jobs are locked to the worker) but the reply of its
+/// `COMMIT` is lost. The worker lives on; the jobs it never started must not stay locked to it
+/// forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_fetched_by_a_fetch_whose_reply_is_lost_still_run() {
+    let Some((_pg, proxy, queue)) = setup("lost_fetch").await else {
+        return;
+    };
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    for i in 0..6u32 {
+        let result = kit.call(call(&format!("c{i}"), "record", i, 5), &ctx).await;
+        assert!(result.is_pending(), "{result}");
+    }
+    proxy.cut_reply_after("apalis.get_jobs", "COMMIT");
+    let log = temp_log("lost-fetch");
+    let worker_kit = fixture::worker_toolkit(log.clone());
+    let (stop, signal) = stop_signal();
+    let worker = tokio::spawn(Worker::new(&worker_kit, &queue).run_until(signal));
+    let drained = tokio::time::timeout(Duration::from_secs(40), kit.background().drain()).await;
+    assert_eq!(proxy.cuts(), 1, "the fetch's reply was cut");
+    assert!(
+        drained.is_ok(),
+        "jobs stuck: {:?}",
+        kit.background().pending().await
+    );
+    assert_eq!(kit.background().take_finished().await.unwrap().len(), 6);
+    stop.send(()).unwrap();
+    worker.await.unwrap().unwrap();
+    let _ = std::fs::remove_file(log);
+}

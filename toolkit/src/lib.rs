@@ -85,8 +85,6 @@ pub mod mcp;
 pub mod model;
 mod param;
 mod schema;
-#[cfg(durable)]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod storage;
 pub mod testing;
 #[cfg(any(

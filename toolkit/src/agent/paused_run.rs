@@ -152,6 +152,13 @@ pub struct PausedRun {
     pub(super) failure: Option<String>,
 }
 
+/// A paused run is stored in the one versioned form of everything the library stores
+/// ([`crate::storage::stored`]); its `version` field is that form's version.
+impl crate::storage::stored::Stored for PausedRun {
+    const WHAT: &'static str = "a paused run";
+    const VERSION: u32 = PausedRun::FORMAT_VERSION;
+}
+
 /// The error result of an external call no result came back for.
 const NO_RESULT: &str = "Error: the caller returned no result for this call";
 
@@ -198,33 +205,24 @@ impl PausedRun {
         self.failure.as_deref()
     }
 
+    /// The run as JSON text to store, in the versioned form [`from_json`](Self::from_json)
+    /// reads (the same as `serde_json::to_string`).
+    pub fn to_json(&self) -> String {
+        crate::storage::stored::encode(self)
+    }
+
     /// Read a paused run stored as JSON. Fails with [`ResumeError::UnsupportedVersion`] when
     /// it was written in another format version (checked before anything else is read), and
     /// with [`ResumeError::Malformed`] when the text is not a paused run.
     pub fn from_json(text: &str) -> Result<PausedRun, ResumeError> {
-        #[derive(Deserialize)]
-        struct Probe {
-            version: Option<serde_json::Value>,
-        }
-        let probe: Probe = serde_json::from_str(text)
-            .map_err(|e| ResumeError::Malformed(format!("not a JSON object: {e}")))?;
-        let Some(version) = probe.version else {
-            return Err(ResumeError::Malformed(
-                "no `version` field: this is not a stored paused run".into(),
-            ));
-        };
-        let Some(found) = version.as_u64() else {
-            return Err(ResumeError::Malformed(format!(
-                "the `version` field is {version}, not a version number"
-            )));
-        };
-        if found != u64::from(Self::FORMAT_VERSION) {
-            return Err(ResumeError::UnsupportedVersion {
+        use crate::storage::stored::{self, StoredError};
+        stored::decode::<PausedRun>(text).map_err(|e| match e {
+            StoredError::Version { found, .. } => ResumeError::UnsupportedVersion {
                 found,
                 supported: Self::FORMAT_VERSION,
-            });
-        }
-        serde_json::from_str(text).map_err(|e| ResumeError::Malformed(e.to_string()))
+            },
+            StoredError::Malformed { reason, .. } => ResumeError::Malformed(reason),
+        })
     }
 
     /// The run's id ([`AgentInfo::run_id`](crate::AgentInfo::run_id)), kept when it resumes.

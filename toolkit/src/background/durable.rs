@@ -33,7 +33,8 @@ use crate::tool::{Content, ToolCall, ToolOutput, ToolResult};
 /// 1. The ledger as it was first released.
 /// 2. Who claimed a result (`taker`, `notifier`) and when: a result is marked taken or
 ///    reported only once the process that claimed it has it, so a reply lost on the way does
-///    not lose the result.
+///    not lose the result. Which worker marked a job started (`started_by`): a worker that
+///    knows it never entered the tool (the mark's reply was lost) runs it.
 const STEPS: &[Step] = &[
     Step {
         version: 1,
@@ -67,12 +68,14 @@ const STEPS: &[Step] = &[
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN taken_ms INTEGER",
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN notifier TEXT",
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN notified_ms INTEGER",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN started_by TEXT",
         ],
         postgres: &[
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taker TEXT",
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taken_ms BIGINT",
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notifier TEXT",
             "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notified_ms BIGINT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS started_by TEXT",
         ],
     },
 ];
@@ -84,7 +87,8 @@ const INDEX_CALL: &str =
 const INDEX_UNREPORTED: &str = "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_unreported \
     ON agent_toolkit_jobs (queue, id) WHERE notified = FALSE AND state IN ('finished', 'failed')";
 
-const COLUMNS: &str = "id, call_id, tool, arguments, state, result, taken, submitted_ms";
+const COLUMNS: &str =
+    "id, call_id, tool, arguments, state, result, taken, submitted_ms, started_by";
 
 /// Most rows one claim takes.
 const CLAIM_BATCH: usize = 512;
@@ -141,6 +145,8 @@ pub(super) struct Row {
     pub(super) result: Option<String>,
     pub(super) taken: bool,
     pub(super) submitted_ms: i64,
+    /// The worker that marked the job started.
+    pub(super) started_by: Option<String>,
 }
 
 impl Row {
@@ -292,13 +298,14 @@ pub(super) async fn load(queue: &JobQueue, id: u64) -> Result<Option<Row>, JobEr
     row.map_err(|e| db_error(queue, e))
 }
 
-/// Mark job `id` started, if it is still queued; false when it is not (another delivery got it
-/// first, or it finished).
-pub(super) async fn begin(queue: &JobQueue, id: u64) -> Result<bool, JobError> {
-    const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = 'running', runs = runs + 1 \
-                        WHERE id = $1 AND state = 'pending'";
+/// Mark job `id` started by `worker`, if it is still queued; false when it is not (another
+/// delivery got it first, or it finished).
+pub(super) async fn begin(queue: &JobQueue, id: u64, worker: &str) -> Result<bool, JobError> {
+    const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = 'running', runs = runs + 1, \
+                        started_by = $2 WHERE id = $1 AND state = 'pending'";
     let done = on_pool!(queue.db, |pool, sql| sqlx::query(sql(TEXT))
         .bind(id as i64)
+        .bind(worker)
         .execute(pool)
         .await
         .map(|r| r.rows_affected()));
@@ -445,6 +452,21 @@ impl Durable {
         db_error(&self.queue, e)
     }
 
+    /// `operation`, failing at once while the database is known to be down
+    /// ([`Database::guard`](crate::storage::Database::guard)).
+    async fn guarded<T>(
+        &self,
+        operation: impl std::future::Future<Output = Result<T, JobError>>,
+    ) -> Result<T, JobError> {
+        fn cause(error: &JobError) -> Option<&crate::storage::DatabaseError> {
+            match error {
+                JobError::Database(cause) => Some(cause),
+                _ => None,
+            }
+        }
+        self.queue.db.guard(operation, cause).await
+    }
+
     /// Store the call and its apalis job in one transaction.
     pub(super) async fn submit(&self, call: ToolCall) -> Submitted {
         if self.closed.is_cancelled() {
@@ -453,7 +475,7 @@ impl Durable {
             ));
         }
         self.watch();
-        self.store(&call).await.map(JobId).map_err(|e| {
+        self.guarded(self.store(&call)).await.map(JobId).map_err(|e| {
             tracing::error!(call_id = %call.id, tool = %call.name, error = %e, "a background call could not be queued");
             ToolError::execution(format!(
                 "tool `{}` could not be queued: its job database is unavailable; try again later",
@@ -518,22 +540,25 @@ impl Durable {
             "SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = $1 AND {filter} ORDER BY id"
         );
         let name = &self.queue.settings.name;
-        let rows = on_pool!(self.queue.db, |pool, sql| {
-            let text = sql(&text);
-            let mut query = sqlx::query_as::<_, Row>(text).bind(name);
-            if let Some(value) = bind {
-                query = query.bind(value);
-            }
-            query.fetch_all(pool).await
+        let rows = self.guarded(async {
+            let rows = on_pool!(self.queue.db, |pool, sql| {
+                let text = sql(&text);
+                let mut query = sqlx::query_as::<_, Row>(text).bind(name);
+                if let Some(value) = bind {
+                    query = query.bind(value);
+                }
+                query.fetch_all(pool).await
+            });
+            rows.map_err(|e| self.fail(e))
         });
-        rows.map_err(|e| self.fail(e))?
-            .into_iter()
-            .map(Row::record)
-            .collect()
+        rows.await?.into_iter().map(Row::record).collect()
     }
 
     pub(super) async fn get(&self, job: JobId) -> Result<Option<JobRecord>, JobError> {
-        load(&self.queue, job.0).await?.map(Row::record).transpose()
+        self.guarded(load(&self.queue, job.0))
+            .await?
+            .map(Row::record)
+            .transpose()
     }
 
     pub(super) async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
@@ -560,7 +585,7 @@ impl Durable {
     /// failed is confirmed later and not handed out again by this process.
     pub(super) async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
         let _one_at_a_time = self.taking.lock().await;
-        self.confirm(&self.take).await?;
+        self.guarded(self.confirm(&self.take)).await?;
         let mut results = Vec::new();
         let mut after = 0;
         loop {

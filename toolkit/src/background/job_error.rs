@@ -1,5 +1,6 @@
 //! [`JobError`]: why the ledger or a durable queue could not do what was asked.
 
+#[cfg(durable)]
 use crate::storage::DatabaseError;
 
 /// Why the background ledger, a [`JobQueue`](super::JobQueue) or a [`Worker`](super::Worker)
@@ -9,6 +10,7 @@ use crate::storage::DatabaseError;
 pub enum JobError {
     /// The database could not be reached or answered with an error (its name and the cause
     /// are in the [`DatabaseError`]). Retry once it is back: nothing submitted before was lost.
+    #[cfg(durable)]
     #[error("the job {0}")]
     Database(#[from] DatabaseError),
     /// The queue's settings cannot work (an empty queue name, a URL that is not a database
@@ -30,6 +32,10 @@ impl JobError {
     /// Whether trying again may help: the database was unreachable or busy. Settings that
     /// cannot work and unreadable records stay so.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, JobError::Database(e) if e.is_retryable())
+        match self {
+            #[cfg(durable)]
+            JobError::Database(e) => e.is_retryable(),
+            _ => false,
+        }
     }
 }

@@ -40,7 +40,10 @@ use crate::storage::Database;
 ///   `idempotent` or `read_only` tool is run again; a job of any other tool that had started
 ///   ends with an *outcome unknown* error
 ///   ([`ToolErrorKind::OutcomeUnknown`](crate::error::ToolErrorKind::OutcomeUnknown)) instead of
-///   running twice. A job that had not started runs normally.
+///   running twice. A job that had not started runs normally. *Outcome unknown* says exactly
+///   this: a worker marked the job started immediately before entering its tool, and never
+///   stored a result; the tool may or may not have run. (A worker that knows it never entered
+///   the tool — its mark's reply was lost — runs the job instead.)
 /// - **Results by job**: each result is stored with its job id and call id, once (a second
 ///   delivery of a finished job is a no-op). The ledger, `take_finished`, the results stream
 ///   and `on_tool_result` read from the database, so a process that restarts still receives the

@@ -112,10 +112,22 @@ impl Worker {
             worker: self.name.clone(),
             tools: tools.clone(),
             running: Default::default(),
+            unstarted: Default::default(),
         });
         let mut failures = 0u32;
+        let mut incarnation = 1u32;
         while !stop.is_cancelled() {
-            let outcome = self.serve(Arc::clone(&runner), stop.clone()).await;
+            // Each apalis worker after the first gets a name of its own: jobs the one before
+            // had fetched but not started (its fetch's reply was lost with the database) are
+            // locked to the old name, which stops sending heartbeats, so apalis puts them back
+            // after three missed heartbeats. Under one name they would stay locked for good.
+            let name = if incarnation == 1 {
+                self.name.clone()
+            } else {
+                format!("{}~{incarnation}", self.name)
+            };
+            incarnation += 1;
+            let outcome = self.serve(&name, Arc::clone(&runner), stop.clone()).await;
             match outcome {
                 Ok(()) => break,
                 Err(message) if !stop.is_cancelled() => {
@@ -140,8 +152,13 @@ impl Worker {
         Ok(())
     }
 
-    /// One apalis worker on the queue, until `stop` or an error.
-    async fn serve(&self, runner: Arc<Runner>, stop: CancellationToken) -> Result<(), String> {
+    /// One apalis worker named `name` on the queue, until `stop` or an error.
+    async fn serve(
+        &self,
+        name: &str,
+        runner: Arc<Runner>,
+        stop: CancellationToken,
+    ) -> Result<(), String> {
         let settings = &self.queue.settings;
         let until = async move {
             stop.cancelled().await;
@@ -150,7 +167,7 @@ impl Worker {
         // The same worker on either engine's backend (their types differ).
         macro_rules! run_on {
             ($backend:expr) => {
-                WorkerBuilder::new(self.name.as_str())
+                WorkerBuilder::new(name)
                     .backend($backend)
                     .data(runner)
                     .concurrency(self.concurrency)
@@ -205,6 +222,9 @@ struct Runner {
     /// Jobs this worker is running: a job delivered again while it runs here (apalis took the
     /// worker for dead while its database was away) is left to the run in progress.
     running: std::sync::Mutex<std::collections::HashSet<u64>>,
+    /// Jobs this worker marked started (or tried to: the mark's reply was lost) without
+    /// entering their tool: delivered again, they are run, not ended *outcome unknown*.
+    unstarted: std::sync::Mutex<std::collections::HashSet<u64>>,
 }
 
 /// The apalis handler: one job, on a tokio task of its own (so jobs run on every thread of the
@@ -307,25 +327,43 @@ impl Runner {
             .options(&call.name)
             .is_some_and(|o| o.annotations.idempotent || o.annotations.read_only);
         if !repeatable {
-            if row.state == "running" {
+            let mine_unstarted = row.started_by.as_deref() == Some(self.worker.as_str())
+                && crate::util::lock(&self.unstarted).contains(&id);
+            if row.state == "running" && !mine_unstarted {
+                let by = row.started_by.as_deref().unwrap_or("a worker");
                 let error = ToolError::new(
                     ToolErrorKind::OutcomeUnknown,
                     format!(
-                        "tool `{}` was running when its worker stopped; it may or may not have \
-                         taken effect, and it is not run again because it is not idempotent. \
-                         Check before calling it again.",
+                        "tool `{}` was started and its worker stopped before reporting; it may \
+                         or may not have taken effect, and it is not run again because it is \
+                         not idempotent. Check before calling it again.",
                         call.name
                     ),
-                );
+                )
+                .with_detail(format!(
+                    "job {id} was marked started by `{by}` just before its tool was entered, \
+                     and was delivered again without a result"
+                ));
                 let mut result = ToolResult::new(call.id, call.name, Err(error), 1);
                 result.job = Some(Job::Finished(JobId(id)));
                 self.store(id, &result).await;
                 return Ok(());
             }
-            if !durable::begin(&self.queue, id).await? {
-                return Ok(());
+            if row.state == "pending" {
+                // Until the tool is entered, this worker knows it has not run.
+                crate::util::lock(&self.unstarted).insert(id);
+                match durable::begin(&self.queue, id, &self.worker).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        crate::util::lock(&self.unstarted).remove(&id);
+                        return Ok(());
+                    }
+                    // The mark may have been written: delivered again, the job finds it ours.
+                    Err(e) => return Err(e.into()),
+                }
             }
         }
+        crate::util::lock(&self.unstarted).remove(&id);
         let ctx = ToolContext::new().with_cancellation(self.tools.child_token());
         let mut result = self.toolkit.run_job(call, &ctx).await;
         result.job = Some(Job::Finished(JobId(id)));

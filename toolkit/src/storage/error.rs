@@ -13,6 +13,8 @@ pub struct DatabaseError {
     message: String,
     #[source]
     source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    /// Set on errors made here that are worth retrying (a database known to be down).
+    retry: bool,
 }
 
 impl DatabaseError {
@@ -24,6 +26,7 @@ impl DatabaseError {
             database: database.to_owned(),
             message: crate::util::error_chain(&error),
             source: Some(Arc::new(error)),
+            retry: false,
         }
     }
 
@@ -33,10 +36,33 @@ impl DatabaseError {
             database: database.to_owned(),
             message: message.into(),
             source: None,
+            retry: false,
         }
     }
 
-    /// Which database: `sqlite:<path>`, or `postgres <host>:<port>/<database>`.
+    /// The same error, worth retrying.
+    pub(crate) fn retryable(mut self) -> Self {
+        self.retry = true;
+        self
+    }
+
+    /// Whether the database could not be reached at all (as opposed to refusing a statement).
+    pub(crate) fn is_unreachable(&self) -> bool {
+        match self
+            .source
+            .as_deref()
+            .and_then(|s| s.downcast_ref::<sqlx::Error>())
+        {
+            Some(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) => true,
+            Some(sqlx::Error::Database(e)) => {
+                let code = e.code().unwrap_or_default();
+                code.starts_with("08") || code.starts_with("57P")
+            }
+            _ => false,
+        }
+    }
+
+    /// Which database: `SQLite <path>`, or `Postgres <host>:<port>/<database>`.
     pub fn database(&self) -> &str {
         &self.database
     }
@@ -44,6 +70,9 @@ impl DatabaseError {
     /// Whether trying again may help: the database could not be reached, a connection broke,
     /// or it was busy (`database is locked`). A statement it refused will be refused again.
     pub fn is_retryable(&self) -> bool {
+        if self.retry {
+            return true;
+        }
         let Some(source) = &self.source else {
             return false;
         };

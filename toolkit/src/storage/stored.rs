@@ -14,13 +14,16 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// A value kept in the versioned form.
-pub(crate) trait Stored: Serialize + DeserializeOwned {
+pub(crate) trait Stored: Serialize {
     /// What the value is, for errors: "a job payload".
     const WHAT: &'static str;
     /// The version this build writes.
     const VERSION: u32;
     /// The versions this build reads (older versions whose fields it still understands).
     const READS: RangeInclusive<u32> = Self::VERSION..=Self::VERSION;
+    /// The version of a value stored without any, when such values were written once (before
+    /// this form existed) and are still read.
+    const UNVERSIONED: Option<u32> = None;
 }
 
 /// Why a stored value cannot be read.
@@ -40,6 +43,12 @@ pub(crate) enum StoredError {
 
 /// `value` in the versioned form (its own `version` field, if it has one, is kept).
 pub(crate) fn encode<T: Stored>(value: &T) -> String {
+    encode_value(value).to_string()
+}
+
+/// [`encode`] as a JSON value (for a JSON column).
+#[cfg_attr(not(durable), allow(dead_code))]
+pub(crate) fn encode_value<T: Stored>(value: &T) -> Value {
     let fields = match serde_json::to_value(value) {
         Ok(Value::Object(fields)) => fields,
         // Every stored type is a struct; a serializer that fails leaves the version alone, which
@@ -51,27 +60,42 @@ pub(crate) fn encode<T: Stored>(value: &T) -> String {
         out.insert("version".into(), Value::from(T::VERSION));
     }
     out.extend(fields);
-    Value::Object(out).to_string()
+    Value::Object(out)
 }
 
 /// Read a value written by [`encode`] (or, before it, with `"v"`), checking its version first.
-pub(crate) fn decode<T: Stored>(text: &str) -> Result<T, StoredError> {
+pub(crate) fn decode<T: Stored + DeserializeOwned>(text: &str) -> Result<T, StoredError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => decode_value(value),
+        Err(e) => Err(StoredError::Malformed {
+            what: T::WHAT,
+            reason: format!("it is not JSON: {e}"),
+        }),
+    }
+}
+
+/// [`decode`] of a JSON value (from a JSON column).
+#[cfg_attr(not(durable), allow(dead_code))]
+pub(crate) fn decode_value<T: Stored + DeserializeOwned>(value: Value) -> Result<T, StoredError> {
     let malformed = |reason: String| StoredError::Malformed {
         what: T::WHAT,
         reason,
     };
-    let mut fields = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(fields)) => fields,
-        Ok(other) => {
+    let mut fields = match value {
+        Value::Object(fields) => fields,
+        other => {
             return Err(malformed(format!(
                 "it is {}, not an object",
                 crate::util::json_kind(&other)
             )));
         }
-        Err(e) => return Err(malformed(format!("it is not JSON: {e}"))),
     };
     let version = fields.get("version").or_else(|| fields.get("v"));
-    let Some(found) = version.and_then(Value::as_u64) else {
+    let found = match (version, T::UNVERSIONED) {
+        (Some(version), _) => version.as_u64(),
+        (None, unversioned) => unversioned.map(u64::from),
+    };
+    let Some(found) = found else {
         return Err(malformed("it has no format version".into()));
     };
     if !u32::try_from(found).is_ok_and(|v| T::READS.contains(&v)) {

@@ -13,77 +13,94 @@
 //! filters by context, state and status time, orders by id (byte order), and pages by offset
 //! tokens.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
 use a2a_server::TaskStore;
 use a2a_server::task_store::{StoredTask, TaskVersion};
 use sqlx::Row;
 use sqlx::types::Json;
 
+use crate::storage::migrate::{self, Step};
+use crate::storage::{Database, DatabaseError, now_ms, on_pool};
+
 /// The Postgres channel a cancel is announced on (its payload is the task id).
 #[cfg(feature = "postgres")]
 pub(crate) const CANCEL_CHANNEL: &str = "agent_toolkit_a2a_cancel";
 
-/// How long a request waits for a database connection before it fails.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
-
-#[cfg(feature = "postgres")]
-const POSTGRES_SCHEMA: &[&str] = &[
-    // One server creating the tables at a time: `CREATE TABLE IF NOT EXISTS` alone races
-    // between processes that start together.
-    "SELECT pg_advisory_xact_lock(7365123401)",
-    r#"CREATE TABLE IF NOT EXISTS a2a_tasks (
-        id TEXT COLLATE "C" PRIMARY KEY,
-        context_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        terminal BOOLEAN NOT NULL,
-        status_ns BIGINT,
-        updated_ns BIGINT NOT NULL,
-        version BIGINT NOT NULL,
-        task JSONB NOT NULL
-    )"#,
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id, id)",
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_state ON a2a_tasks (state, id)",
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks (updated_ns)",
-    r#"CREATE TABLE IF NOT EXISTS a2a_conversations (
-        context_id TEXT PRIMARY KEY,
-        state JSONB NOT NULL,
-        updated_ns BIGINT NOT NULL
-    )"#,
+/// The store's schema, step by step (see [`migrate`]).
+///
+/// 1. The tables as first released.
+/// 2. The store's own times in milliseconds, the one time unit of stored times (`updated_ns`
+///    becomes `updated_ms`). A task's status time stays in nanoseconds: it is the task's A2A
+///    timestamp, which `ListTasks` filters on at its own precision.
+const STEPS: &[Step] = &[
+    Step {
+        version: 1,
+        sqlite: &[
+            "CREATE TABLE IF NOT EXISTS a2a_tasks (
+                id TEXT PRIMARY KEY,
+                context_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                terminal BOOLEAN NOT NULL,
+                status_ns INTEGER,
+                updated_ns INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                task TEXT NOT NULL
+            )",
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id, id)",
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_state ON a2a_tasks (state, id)",
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks (updated_ns)",
+            "CREATE TABLE IF NOT EXISTS a2a_conversations (
+                context_id TEXT PRIMARY KEY,
+                state TEXT NOT NULL,
+                updated_ns INTEGER NOT NULL
+            )",
+        ],
+        postgres: &[
+            r#"CREATE TABLE IF NOT EXISTS a2a_tasks (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                context_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                terminal BOOLEAN NOT NULL,
+                status_ns BIGINT,
+                updated_ns BIGINT NOT NULL,
+                version BIGINT NOT NULL,
+                task JSONB NOT NULL
+            )"#,
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id, id)",
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_state ON a2a_tasks (state, id)",
+            "CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks (updated_ns)",
+            r#"CREATE TABLE IF NOT EXISTS a2a_conversations (
+                context_id TEXT PRIMARY KEY,
+                state JSONB NOT NULL,
+                updated_ns BIGINT NOT NULL
+            )"#,
+        ],
+    },
+    Step {
+        version: 2,
+        sqlite: &[
+            "ALTER TABLE a2a_tasks RENAME COLUMN updated_ns TO updated_ms",
+            "UPDATE a2a_tasks SET updated_ms = updated_ms / 1000000",
+            "ALTER TABLE a2a_conversations RENAME COLUMN updated_ns TO updated_ms",
+            "UPDATE a2a_conversations SET updated_ms = updated_ms / 1000000",
+        ],
+        postgres: &[
+            "ALTER TABLE a2a_tasks RENAME COLUMN updated_ns TO updated_ms",
+            "UPDATE a2a_tasks SET updated_ms = updated_ms / 1000000",
+            "ALTER TABLE a2a_conversations RENAME COLUMN updated_ns TO updated_ms",
+            "UPDATE a2a_conversations SET updated_ms = updated_ms / 1000000",
+        ],
+    },
 ];
 
-#[cfg(feature = "sqlite")]
-const SQLITE_SCHEMA: &[&str] = &[
-    "CREATE TABLE IF NOT EXISTS a2a_tasks (
-        id TEXT PRIMARY KEY,
-        context_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        terminal BOOLEAN NOT NULL,
-        status_ns INTEGER,
-        updated_ns INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        task TEXT NOT NULL
-    )",
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (context_id, id)",
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_state ON a2a_tasks (state, id)",
-    "CREATE INDEX IF NOT EXISTS a2a_tasks_updated ON a2a_tasks (updated_ns)",
-    "CREATE TABLE IF NOT EXISTS a2a_conversations (
-        context_id TEXT PRIMARY KEY,
-        state TEXT NOT NULL,
-        updated_ns INTEGER NOT NULL
-    )",
-];
-
-// Both engines read `$1`-style parameters, so the statements below serve both.
+// Statements are written with `$1` placeholders, turned into the engine's by `on_pool!`.
 const INSERT: &str = "INSERT INTO a2a_tasks \
-    (id, context_id, state, terminal, status_ns, updated_ns, version, task) \
+    (id, context_id, state, terminal, status_ns, updated_ms, version, task) \
     VALUES ($1, $2, $3, $4, $5, $6, 1, $7)";
 /// A write that keeps a terminal state terminal; `$8`, when not null, is the version the
 /// caller read.
 const UPDATE: &str = "UPDATE a2a_tasks SET context_id = $2, state = $3, terminal = $4, \
-    status_ns = $5, updated_ns = $6, task = $7, version = version + 1 \
+    status_ns = $5, updated_ms = $6, task = $7, version = version + 1 \
     WHERE id = $1 AND (NOT terminal OR state = $3) AND ($8 IS NULL OR version = $8) \
     RETURNING version";
 const SELECT_ONE: &str = "SELECT task, version FROM a2a_tasks WHERE id = $1";
@@ -91,31 +108,9 @@ const FILTER: &str = "($1 IS NULL OR context_id = $1) AND ($2 IS NULL OR state =
     AND ($3 IS NULL OR status_ns > $3)";
 
 const LOAD_CONVERSATION: &str = "SELECT state FROM a2a_conversations WHERE context_id = $1";
-const SAVE_CONVERSATION: &str = "INSERT INTO a2a_conversations (context_id, state, updated_ns) \
+const SAVE_CONVERSATION: &str = "INSERT INTO a2a_conversations (context_id, state, updated_ms) \
     VALUES ($1, $2, $3) ON CONFLICT (context_id) DO UPDATE \
-    SET state = excluded.state, updated_ns = excluded.updated_ns";
-
-/// The connection pool of one engine.
-#[derive(Clone)]
-enum Pool {
-    #[cfg(feature = "postgres")]
-    Postgres(sqlx::PgPool),
-    #[cfg(feature = "sqlite")]
-    Sqlite(sqlx::SqlitePool),
-}
-
-/// Runs `$body` with `$pool` bound to the engine's pool: the query builders are generic over
-/// the engine, so one text of code serves both.
-macro_rules! on_pool {
-    ($self:expr, $pool:ident => $body:expr) => {
-        match &$self.pool {
-            #[cfg(feature = "postgres")]
-            Pool::Postgres($pool) => $body,
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite($pool) => $body,
-        }
-    };
-}
+    SET state = excluded.state, updated_ms = excluded.updated_ms";
 
 /// A durable [`TaskStore`] for the A2A servers: tasks in Postgres or SQLite instead of memory.
 ///
@@ -149,103 +144,50 @@ macro_rules! on_pool {
 /// ```
 #[derive(Clone)]
 pub struct SqlTaskStore {
-    pool: Pool,
-    /// What the error messages call the database, e.g. `Postgres database a2a`.
-    label: Arc<str>,
+    db: Database,
 }
 
 impl std::fmt::Debug for SqlTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The label names the database without the URL's credentials.
         f.debug_struct("SqlTaskStore")
-            .field("database", &self.label)
+            .field("database", &self.db.label())
             .finish_non_exhaustive()
     }
 }
 
 impl SqlTaskStore {
-    /// A store in the Postgres database at `url` (`postgres://user:password@host/db`),
-    /// creating its tables when missing. Fails (an internal A2A error saying why) when the
-    /// database cannot be reached or the tables cannot be created.
+    /// The store in `db`, its tables created or brought up to date if needed (safe from
+    /// several processes at once: they take turns). It shares the database's one connection
+    /// pool with everything else kept there (a durable job queue, say).
+    pub async fn new(db: &Database) -> Result<Self, DatabaseError> {
+        migrate::migrate(db, "a2a", STEPS, async { Ok(()) }).await?;
+        Ok(SqlTaskStore { db: db.clone() })
+    }
+
+    /// [`new`](Self::new) in the Postgres database at `url` (`postgres://user:password@host/db`,
+    /// [`Database::postgres`]).
     #[cfg(feature = "postgres")]
-    pub async fn postgres(url: &str) -> Result<Self, A2AError> {
-        Self::open_postgres(url).await.map_err(|e| {
-            A2AError::internal(format!(
-                "could not open the A2A task store in Postgres: {}",
-                crate::util::error_chain(&e)
-            ))
-        })
+    pub async fn postgres(url: &str) -> Result<Self, DatabaseError> {
+        Self::new(&Database::postgres(url).await?).await
     }
 
-    #[cfg(feature = "postgres")]
-    async fn open_postgres(url: &str) -> Result<Self, sqlx::Error> {
-        use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-
-        let options: PgConnectOptions = url.parse()?;
-        let label = format!(
-            "Postgres database {} on {}:{}",
-            options.get_database().unwrap_or("(default)"),
-            options.get_host(),
-            options.get_port()
-        );
-        let pool = PgPoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
-            .await?;
-        let mut tx = pool.begin().await?;
-        for statement in POSTGRES_SCHEMA {
-            sqlx::query(*statement).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(SqlTaskStore {
-            pool: Pool::Postgres(pool),
-            label: label.into(),
-        })
-    }
-
-    /// A store in the SQLite file at `path` (created when missing, in WAL mode so several
-    /// processes on the machine can share it), creating its tables when missing. Fails (an
-    /// internal A2A error naming the file and the cause) when it cannot be opened.
+    /// [`new`](Self::new) in the SQLite file at `path` ([`Database::sqlite`]: created when
+    /// missing, in WAL mode so several processes on the machine can share it).
     #[cfg(feature = "sqlite")]
-    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, A2AError> {
-        let path = path.as_ref();
-        Self::open_sqlite(path).await.map_err(|e| {
-            A2AError::internal(format!(
-                "could not open the A2A task store in the SQLite file {}: {}",
-                path.display(),
-                crate::util::error_chain(&e)
-            ))
-        })
+    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, DatabaseError> {
+        Self::new(&Database::sqlite(path).await?).await
     }
 
-    #[cfg(feature = "sqlite")]
-    async fn open_sqlite(path: &std::path::Path) -> Result<Self, sqlx::Error> {
-        use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
-
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(ACQUIRE_TIMEOUT);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
-            .await?;
-        for statement in SQLITE_SCHEMA {
-            sqlx::query(*statement).execute(&pool).await?;
-        }
-        Ok(SqlTaskStore {
-            pool: Pool::Sqlite(pool),
-            label: format!("SQLite database {}", path.display()).into(),
-        })
+    /// The database the store is kept in.
+    pub fn database(&self) -> &Database {
+        &self.db
     }
 
     /// The task `task_id` with its version (1 when created, one more per write), or `None`.
     pub async fn get_versioned(&self, task_id: &str) -> Result<Option<StoredTask>, A2AError> {
-        let row = on_pool!(self, pool => {
-            sqlx::query(SELECT_ONE)
+        let row = on_pool!(self.db, |pool, sql| {
+            sqlx::query(sql(SELECT_ONE))
                 .bind(task_id)
                 .fetch_optional(pool)
                 .await
@@ -286,8 +228,8 @@ impl SqlTaskStore {
         &self,
         context_id: &str,
     ) -> Result<Option<serde_json::Value>, A2AError> {
-        on_pool!(self, pool => {
-            let row = sqlx::query(LOAD_CONVERSATION)
+        on_pool!(self.db, |pool, sql| {
+            let row = sqlx::query(sql(LOAD_CONVERSATION))
                 .bind(context_id)
                 .fetch_optional(pool)
                 .await
@@ -304,11 +246,11 @@ impl SqlTaskStore {
         context_id: &str,
         state: &serde_json::Value,
     ) -> Result<(), A2AError> {
-        on_pool!(self, pool => {
-            sqlx::query(SAVE_CONVERSATION)
+        on_pool!(self.db, |pool, sql| {
+            sqlx::query(sql(SAVE_CONVERSATION))
                 .bind(context_id)
                 .bind(Json(state))
-                .bind(now_ns())
+                .bind(now_ms())
                 .execute(pool)
                 .await
                 .map(drop)
@@ -319,33 +261,28 @@ impl SqlTaskStore {
     /// The Postgres pool, for the server's `LISTEN` on cancels; `None` on SQLite.
     #[cfg(feature = "postgres")]
     pub(crate) fn postgres_pool(&self) -> Option<&sqlx::PgPool> {
-        match &self.pool {
-            Pool::Postgres(pool) => Some(pool),
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite(_) => None,
-        }
+        self.db.postgres_pool()
     }
 
-    /// An internal error naming the database and what failed.
+    /// An internal error (what the A2A servers answer) naming the database, what failed, and
+    /// the cause.
     pub(crate) fn error(&self, doing: &str, error: sqlx::Error) -> A2AError {
-        A2AError::internal(format!(
-            "the A2A task store failed {doing} in the {}: {error}",
-            self.label
-        ))
+        let error = self.db.error(error);
+        A2AError::internal(format!("the A2A task store failed {doing}: {error}"))
     }
 
     /// `update` with an optional version check: one statement that keeps a terminal state
     /// terminal; when it changes no row, a read says why.
     async fn write(&self, task: Task, version: Option<i64>) -> Result<TaskVersion, A2AError> {
         let columns = Columns::of(&task)?;
-        let written: Option<i64> = on_pool!(self, pool => {
-            sqlx::query(UPDATE)
+        let written: Option<i64> = on_pool!(self.db, |pool, sql| {
+            sqlx::query(sql(UPDATE))
                 .bind(&task.id)
                 .bind(&task.context_id)
                 .bind(&columns.state)
                 .bind(columns.terminal)
                 .bind(columns.status_ns)
-                .bind(now_ns())
+                .bind(now_ms())
                 .bind(Json(&task))
                 .bind(version)
                 .fetch_optional(pool)
@@ -379,9 +316,9 @@ impl SqlTaskStore {
     async fn try_cancel(&self, stored: &StoredTask, task: &Task) -> Result<Option<()>, A2AError> {
         let columns = Columns::of(task)?;
         let version = i64::try_from(stored.version).unwrap_or(i64::MAX);
-        match &self.pool {
+        match &self.db.pool {
             #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => {
+            crate::storage::Pool::Postgres(pool) => {
                 // The NOTIFY is sent when the transaction commits: every server hears of the
                 // cancel exactly when it is stored.
                 let run = async {
@@ -392,7 +329,7 @@ impl SqlTaskStore {
                         .bind(&columns.state)
                         .bind(columns.terminal)
                         .bind(columns.status_ns)
-                        .bind(now_ns())
+                        .bind(now_ms())
                         .bind(Json(task))
                         .bind(Some(version))
                         .fetch_optional(&mut *tx)
@@ -411,19 +348,21 @@ impl SqlTaskStore {
                 run.await.map_err(|e| self.error("cancelling a task", e))
             }
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => sqlx::query(UPDATE)
-                .bind(&task.id)
-                .bind(&task.context_id)
-                .bind(&columns.state)
-                .bind(columns.terminal)
-                .bind(columns.status_ns)
-                .bind(now_ns())
-                .bind(Json(task))
-                .bind(Some(version))
-                .fetch_optional(pool)
-                .await
-                .map(|row| row.map(drop))
-                .map_err(|e| self.error("cancelling a task", e)),
+            crate::storage::Pool::Sqlite(pool) => {
+                sqlx::query(sqlx::AssertSqlSafe(UPDATE.replace('$', "?")))
+                    .bind(&task.id)
+                    .bind(&task.context_id)
+                    .bind(&columns.state)
+                    .bind(columns.terminal)
+                    .bind(columns.status_ns)
+                    .bind(now_ms())
+                    .bind(Json(task))
+                    .bind(Some(version))
+                    .fetch_optional(pool)
+                    .await
+                    .map(|row| row.map(drop))
+                    .map_err(|e| self.error("cancelling a task", e))
+            }
         }
     }
 }
@@ -432,14 +371,14 @@ impl SqlTaskStore {
 impl TaskStore for SqlTaskStore {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
         let columns = Columns::of(&task)?;
-        on_pool!(self, pool => {
-            sqlx::query(INSERT)
+        on_pool!(self.db, |pool, sql| {
+            sqlx::query(sql(INSERT))
                 .bind(&task.id)
                 .bind(&task.context_id)
                 .bind(&columns.state)
                 .bind(columns.terminal)
                 .bind(columns.status_ns)
-                .bind(now_ns())
+                .bind(now_ms())
                 .bind(Json(&task))
                 .execute(pool)
                 .await
@@ -479,15 +418,15 @@ impl TaskStore for SqlTaskStore {
             format!("SELECT task FROM a2a_tasks WHERE {FILTER} ORDER BY id LIMIT $4 OFFSET $5");
         let limit = i64::try_from(page_size).unwrap_or(i64::MAX);
         let offset = i64::try_from(start).unwrap_or(i64::MAX);
-        let (total, tasks): (i64, Vec<Task>) = on_pool!(self, pool => {
+        let (total, tasks): (i64, Vec<Task>) = on_pool!(self.db, |pool, sql| {
             let run = async {
-                let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql))
+                let total: i64 = sqlx::query_scalar(sql(&count_sql))
                     .bind(&req.context_id)
                     .bind(&state)
                     .bind(after)
                     .fetch_one(pool)
                     .await?;
-                let rows = sqlx::query(sqlx::AssertSqlSafe(page_sql))
+                let rows = sqlx::query(sql(&page_sql))
                     .bind(&req.context_id)
                     .bind(&state)
                     .bind(after)
@@ -572,13 +511,6 @@ fn state_name(state: &TaskState) -> Result<String, A2AError> {
             "task state {state:?} has no name"
         ))),
     }
-}
-
-/// Nanoseconds since the Unix epoch, now.
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// Keeps the last `history_length` messages of the task's history (none for zero or less),

@@ -13,26 +13,42 @@
 use super::conversations::{Session, Shared};
 
 #[cfg(durable)]
-mod durable {
+pub(super) mod durable {
+    use std::borrow::Cow;
+
     use serde::{Deserialize, Serialize};
 
     use super::{Session, Shared};
     use crate::a2a::parts::{CallFormat, ToolResultEntry};
     use crate::agent::PausedRun;
     use crate::model::Message;
+    use crate::storage::stored::{self, Stored};
 
-    /// A conversation as stored.
+    /// A conversation as stored, in the versioned form of everything stored
+    /// ([`crate::storage::stored`]). Version 0 is the form written before it had a version.
     #[derive(Serialize, Deserialize)]
-    struct Stored {
-        memory: Vec<Message>,
+    pub(super) struct Record<'a> {
+        pub(super) memory: Cow<'a, [Message]>,
         #[serde(default)]
-        waiting: Option<PausedRun>,
+        waiting: Option<Cow<'a, PausedRun>>,
         #[serde(default)]
-        announced_by: Option<String>,
+        announced_by: Option<Cow<'a, str>>,
         #[serde(default)]
-        received: Vec<ToolResultEntry>,
+        received: Cow<'a, [ToolResultEntry]>,
         /// `openai` or `langchain`.
-        format: String,
+        format: Cow<'a, str>,
+    }
+
+    impl Stored for Record<'_> {
+        const WHAT: &'static str = "an A2A conversation";
+        const VERSION: u32 = 1;
+        const READS: std::ops::RangeInclusive<u32> = 0..=1;
+        const UNVERSIONED: Option<u32> = Some(0);
+    }
+
+    /// A stored conversation read back, its version checked first.
+    pub(super) fn record_of(value: serde_json::Value) -> Result<Record<'static>, String> {
+        stored::decode_value(value).map_err(|e| e.to_string())
     }
 
     impl Shared {
@@ -53,13 +69,14 @@ mod durable {
             else {
                 return Ok(());
             };
-            let stored: Stored = serde_json::from_value(value)
-                .map_err(|e| format!("the stored conversation {context_id} cannot be read: {e}"))?;
-            session
-                .agent
-                .restore_conversation(stored.memory, stored.waiting);
-            session.announced_by = stored.announced_by;
-            session.received = stored.received;
+            let stored = record_of(value)
+                .map_err(|e| format!("the stored conversation {context_id}: {e}"))?;
+            session.agent.restore_conversation(
+                stored.memory.into_owned(),
+                stored.waiting.map(Cow::into_owned),
+            );
+            session.announced_by = stored.announced_by.map(Cow::into_owned);
+            session.received = stored.received.into_owned();
             session.format = if stored.format == CallFormat::LangChain.as_str() {
                 CallFormat::LangChain
             } else {
@@ -75,12 +92,12 @@ mod durable {
                 return;
             };
             let (memory, waiting) = session.agent.conversation();
-            let stored = serde_json::json!({
-                "memory": memory,
-                "waiting": waiting,
-                "announced_by": session.announced_by,
-                "received": session.received,
-                "format": session.format.as_str(),
+            let stored = stored::encode_value(&Record {
+                memory: Cow::Borrowed(memory),
+                waiting: waiting.map(Cow::Borrowed),
+                announced_by: session.announced_by.as_deref().map(Cow::Borrowed),
+                received: Cow::Borrowed(&session.received),
+                format: Cow::Borrowed(session.format.as_str()),
             });
             if let Err(error) = store.save_conversation(context_id, &stored).await {
                 tracing::warn!(
@@ -102,4 +119,27 @@ impl Shared {
 
     /// Conversations live in memory only: nothing to write.
     pub(super) async fn save(&self, _: &str, _: &Session) {}
+}
+
+#[cfg(all(test, durable))]
+mod tests {
+    use serde_json::json;
+
+    use super::durable::record_of;
+
+    /// A conversation stored before the versioned form (no version) is read as version 0; one
+    /// of a version this build does not know is refused naming it.
+    #[test]
+    fn conversations_of_the_previous_form_are_read() {
+        let old = json!({"memory": [{"role": "user", "content": "hi"}], "format": "openai"});
+        let record = record_of(old).unwrap();
+        assert_eq!(record.memory.len(), 1);
+        let error = record_of(json!({"version": 7, "memory": [], "format": "openai"}))
+            .err()
+            .unwrap();
+        assert!(
+            error.contains("an A2A conversation in format version 7"),
+            "{error}"
+        );
+    }
 }
