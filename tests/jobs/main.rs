@@ -13,6 +13,7 @@ mod bad_input;
 mod crash;
 mod engines;
 mod lost_replies;
+mod outages;
 
 use agent_toolkit::background::JobQueue;
 
