@@ -86,8 +86,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .await?;
     println!("A2A card over TLS: {}", agent.card().name);
 
-    let mut options = McpClientOptions::default();
-    options.trusted_roots = roots;
+    let options = McpClientOptions::new().trusted_roots(roots);
     let mcp = McpClient::with_options(McpTarget::url(format!("{base}mcp")), options);
     let result = mcp.call_tool("add", json!({"a": 40, "b": 2})).await?;
     let text: Vec<&str> = result

@@ -56,7 +56,9 @@ async fn a_failed_run_resumes_in_another_agent_without_running_finished_calls() 
     };
     let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
     match agent.run("count once").await {
-        Err(AgentError::Model(ModelError::Transport(why))) => assert_eq!(why, "connection reset"),
+        Err(AgentError::Model(ModelError::Transport(why))) => {
+            assert_eq!(why.to_string(), "connection reset")
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1);

@@ -67,23 +67,7 @@ impl Postgres {
                 "UTF8",
             ],
         );
-        let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
-            pg.dir.display()
-        );
-        pg.run_tool(
-            "pg_ctl",
-            &[
-                "-D",
-                data.to_str().unwrap(),
-                "-o",
-                &options,
-                "-l",
-                pg.dir.join("log").to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        );
+        pg.start_server();
         Some(pg)
     }
 
@@ -132,24 +116,42 @@ impl Postgres {
 
     /// Start it again after [`stop`](Self::stop), on the same port with the same data.
     pub fn restart(&self) {
+        self.start_server();
+    }
+
+    /// `pg_ctl start` on this cluster's port, waiting up to three minutes (a loaded two-core
+    /// machine starting several clusters at once can take more than `pg_ctl`'s default 60 s);
+    /// a failure shows the server's own log.
+    fn start_server(&self) {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
             self.port,
             self.dir.display()
         );
-        self.run_tool(
-            "pg_ctl",
-            &[
-                "-D",
-                self.data().to_str().unwrap(),
-                "-o",
-                &options,
-                "-l",
-                self.dir.join("log").to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        );
+        let log = self.dir.join("log");
+        let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_tool(
+                "pg_ctl",
+                &[
+                    "-D",
+                    self.data().to_str().unwrap(),
+                    "-o",
+                    &options,
+                    "-l",
+                    log.to_str().unwrap(),
+                    "-t",
+                    "180",
+                    "-w",
+                    "start",
+                ],
+            )
+        }));
+        if started.is_err() {
+            panic!(
+                "the test Postgres did not start; its log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
     }
 
     fn data(&self) -> PathBuf {

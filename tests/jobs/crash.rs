@@ -42,8 +42,11 @@ async fn crash_and_recover(db: Db, engine: &str) {
     let dbarg = db.arg();
     let log_arg = log.to_string_lossy().into_owned();
 
-    // The submitting process: 1,000 calls, answered pending, and gone.
-    let mut submit = child(&["submit", &dbarg, "crash", &CALLS.to_string(), "40"]).await;
+    // The submitting process: 1,000 calls, answered pending, and gone. Each body takes 150 ms:
+    // long enough that the bodies running when the kill is decided are still running when it
+    // lands, even on a loaded machine (with 40 ms, reports committed in between made the kill
+    // land "between jobs" now and then).
+    let mut submit = child(&["submit", &dbarg, "crash", &CALLS.to_string(), "150"]).await;
     submit.wait().await.unwrap();
 
     // Worker A runs until a quarter of the jobs finished, then dies without warning.

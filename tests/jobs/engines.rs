@@ -225,7 +225,9 @@ async fn call_context_and_unknown_tools_get_clear_errors() {
     let error = refused.error().expect("refused at submission");
     assert_eq!(error.kind(), ToolErrorKind::MissingContext);
     assert!(
-        error.message().contains("takes `Tenant` from the context"),
+        error
+            .message()
+            .contains("takes `Ctx<Tenant>` from the context"),
         "{}",
         error.message()
     );
@@ -236,6 +238,16 @@ async fn call_context_and_unknown_tools_get_clear_errors() {
             .to_string()
             .contains("ToolkitBuilder::context")
     );
+    // Types are told apart by type id, not by name: another type called `Tenant` in the call's
+    // context is not what the tool reads, and the call is accepted.
+    mod other {
+        pub struct Tenant;
+    }
+    let unrelated = ToolContext::new().with(other::Tenant);
+    let accepted = kit
+        .call(ToolCall::new("t0", "tenant_report", "{}"), &unrelated)
+        .await;
+    assert!(accepted.is_pending(), "{accepted}");
     // Without a call-level value, the worker's own toolkit context serves it.
     let plain = ToolContext::new();
     let accepted = kit

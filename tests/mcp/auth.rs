@@ -17,9 +17,10 @@ async fn serve_with_token(token: &str) -> String {
 }
 
 fn client(url: &str, era: McpEra, token: Option<&str>) -> McpClient {
-    let mut options = McpClientOptions::default();
-    options.era = era;
-    options.bearer_token = token.map(str::to_owned);
+    let mut options = McpClientOptions::new().era(era);
+    if let Some(token) = token {
+        options = options.bearer_token(token);
+    }
     McpClient::with_options(McpTarget::url(url), options)
 }
 

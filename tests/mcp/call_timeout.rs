@@ -18,8 +18,7 @@ async fn call(toolkit: &Toolkit, name: &str, args: Value) -> ToolResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_restarts_the_call_timeout_and_silence_ends_it() {
     let url = crate::serve_http(&crate::fixture::toolkit()).await;
-    let mut options = McpClientOptions::default();
-    options.call_timeout = Duration::from_millis(400);
+    let options = McpClientOptions::new().call_timeout(Duration::from_millis(400));
     let client = McpClient::with_options(McpTarget::url(&url), options);
     let import = McpImport::from_client(client, "fx").await.unwrap();
     let toolkit = Toolkit::builder()

@@ -41,12 +41,13 @@ fn server(pki: &tls::TestPki) -> String {
 }
 
 fn options(pki: Option<&tls::TestPki>, token: Option<&str>) -> McpClientOptions {
-    let mut options = McpClientOptions::default();
+    let mut options = McpClientOptions::new().header("x-tenant", "t1");
     if let Some(pki) = pki {
-        options.trusted_roots = TrustedRoots::system().with_pem(&pki.ca_pem).unwrap();
+        options = options.trusted_roots(TrustedRoots::system().with_pem(&pki.ca_pem).unwrap());
     }
-    options.bearer_token = token.map(str::to_owned);
-    options.headers = vec![("x-tenant".into(), "t1".into())];
+    if let Some(token) = token {
+        options = options.bearer_token(token);
+    }
     options
 }
 

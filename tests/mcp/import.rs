@@ -138,8 +138,7 @@ async fn exercise(import: &McpImport) {
 
 /// Import over a client speaking `era`, check the revision it settled on, and exercise it.
 async fn import_and_exercise(target: McpTarget, era: McpEra, revision: &str) {
-    let mut options = McpClientOptions::default();
-    options.era = era;
+    let options = McpClientOptions::new().era(era);
     let client = McpClient::with_options(target, options);
     assert_eq!(client.protocol_version().await.unwrap(), revision);
     let import = McpImport::from_client(client, "py").await.unwrap();

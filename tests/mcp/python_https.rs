@@ -39,9 +39,9 @@ async fn python_server_behind_tls() {
         (McpEra::Newest, "2026-07-28"),
         (McpEra::Handshake, "2025-11-25"),
     ] {
-        let mut options = McpClientOptions::default();
-        options.era = era;
-        options.trusted_roots = TrustedRoots::system().with_pem(&pki.ca_pem).unwrap();
+        let options = McpClientOptions::new()
+            .era(era)
+            .trusted_roots(TrustedRoots::system().with_pem(&pki.ca_pem).unwrap());
         let client = McpClient::with_options(McpTarget::url(&url), options);
         assert_eq!(client.protocol_version().await.unwrap(), revision);
         let import = McpImport::from_client(client, "py").await.unwrap();

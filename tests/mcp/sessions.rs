@@ -50,8 +50,7 @@ async fn sessions_have_their_own_groups_and_hear_toolkit_changes() {
     let extra = DynamicTools::new();
     let toolkit = grouped_toolkit(&extra);
     let url = crate::serve_http(&toolkit).await;
-    let mut handshake = McpClientOptions::default();
-    handshake.era = McpEra::Handshake;
+    let handshake = McpClientOptions::new().era(McpEra::Handshake);
     let alice = McpClient::with_options(McpTarget::url(&url), handshake.clone());
     let bob = McpClient::with_options(McpTarget::url(&url), handshake);
     alice.connect().await.unwrap();
@@ -100,8 +99,7 @@ async fn stateless_clients_hear_toolkit_changes_and_have_no_session() {
     let url = crate::serve_http(&toolkit).await;
     // The default: the newest revision the server offers.
     let alice = McpClient::new(McpTarget::url(&url));
-    let mut stateless = McpClientOptions::default();
-    stateless.era = McpEra::Stateless;
+    let stateless = McpClientOptions::new().era(McpEra::Stateless);
     let bob = McpClient::with_options(McpTarget::url(&url), stateless);
     alice.connect().await.unwrap();
     bob.connect().await.unwrap();

@@ -300,5 +300,5 @@ async fn an_error_event_mid_stream_is_an_http_error() {
         panic!("not an overloaded error: {error:?}");
     };
     assert!(body.contains("Overloaded"), "{body}");
-    assert!(error.is_some_and(|e| e.is_transient()));
+    assert!(error.is_some_and(|e| e.is_retryable()));
 }

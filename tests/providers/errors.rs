@@ -127,7 +127,7 @@ async fn client_errors_are_not_retried_and_long_bodies_are_cut() {
         panic!("not a 400: {error:?}");
     };
     assert!(body.len() < 2100, "body of {} bytes kept", body.len());
-    assert!(!error.is_transient());
+    assert!(!error.is_retryable());
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -178,7 +178,7 @@ async fn connection_refused_is_a_transport_error() {
     let url = format!("http://127.0.0.1:{}", closed_port());
     let error = openai(&url).chat(hi()).await.expect_err("nobody listens");
     assert!(matches!(error, ModelError::Transport(_)), "{error:?}");
-    assert!(error.is_transient());
+    assert!(error.is_retryable());
 
     let claude = AnthropicMessages::builder()
         .base_url(&url)
@@ -239,7 +239,7 @@ fn invalid_settings_are_refused_at_build() {
     let no_model = OpenAiChat::builder().build();
     assert!(matches!(no_model, Err(ModelError::Config(ref m)) if m.contains("model")));
     assert!(
-        !no_model.unwrap_err().is_transient(),
+        !no_model.unwrap_err().is_retryable(),
         "a configuration mistake is not retried"
     );
     let bad_url = OpenAiChat::builder()

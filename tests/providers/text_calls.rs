@@ -236,7 +236,7 @@ async fn the_servers_refusal_is_asked_again_for_text_on_both_wires() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(!error.is_transient());
+    assert!(!error.is_retryable());
     assert_eq!(
         server.requests().len(),
         1,

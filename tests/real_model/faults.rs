@@ -50,7 +50,7 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
         );
         match failed {
             Some(AgentError::Model(ModelError::Transport(why))) => {
-                assert!(!why.is_empty(), "{wire:?}");
+                assert!(!why.to_string().is_empty(), "{wire:?}");
             }
             other => panic!("{wire:?}: expected a transport error, got {other:?}"),
         }

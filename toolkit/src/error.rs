@@ -5,76 +5,79 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-/// What kind of failure a [`ToolError`] is. Callers branch on this, never on message text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ToolErrorKind {
+/// Declares [`ToolErrorKind`] with each variant's string form written once, next to it: the
+/// enum, [`as_str`](ToolErrorKind::as_str) and [`FromStr`](std::str::FromStr) all come from
+/// this one list.
+macro_rules! tool_error_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $name:literal,)*) => {
+        /// What kind of failure a [`ToolError`] is. Callers branch on this, never on message
+        /// text.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ToolErrorKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl ToolErrorKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [ToolErrorKind] = &[$(ToolErrorKind::$kind,)*];
+
+            /// A stable snake_case name, used in tracing fields and wire formats; read back
+            /// with [`str::parse`].
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ToolErrorKind::$kind => $name,)*
+                }
+            }
+        }
+    };
+}
+
+tool_error_kinds! {
     /// The model's arguments were not valid JSON, not an object, of the wrong type, missing a
     /// required parameter or carrying an unknown one. Never retried by the engine: the model
     /// gets the message and may correct itself.
-    InvalidArguments,
+    InvalidArguments => "invalid_arguments",
     /// No tool of that name is registered.
-    UnknownTool,
+    UnknownTool => "unknown_tool",
     /// The tool exists but none of its groups is active in this scope.
-    Unavailable,
+    Unavailable => "unavailable",
     /// The model tried to set a hidden (preset or context) parameter.
-    HiddenArgument,
+    HiddenArgument => "hidden_argument",
     /// A `#[ctx]` parameter found no value in the call, agent or toolkit context.
-    MissingContext,
+    MissingContext => "missing_context",
     /// The tool did not finish within its deadline.
-    Timeout,
+    Timeout => "timeout",
     /// The tool ran and reported a failure.
-    Execution,
+    Execution => "execution",
     /// The tool panicked; the panic was contained.
-    Panicked,
+    Panicked => "panicked",
     /// The call was cancelled before the tool finished.
-    Cancelled,
+    Cancelled => "cancelled",
     /// A human or policy refused to run the call.
-    Denied,
+    Denied => "denied",
     /// A background job of a tool that is neither idempotent nor read-only was running when its
     /// worker died: it may or may not have taken effect, and it is not run again.
-    OutcomeUnknown,
+    OutcomeUnknown => "outcome_unknown",
 }
 
-impl ToolErrorKind {
-    /// A stable snake_case name, used in tracing fields and wire formats.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolErrorKind::InvalidArguments => "invalid_arguments",
-            ToolErrorKind::UnknownTool => "unknown_tool",
-            ToolErrorKind::Unavailable => "unavailable",
-            ToolErrorKind::HiddenArgument => "hidden_argument",
-            ToolErrorKind::MissingContext => "missing_context",
-            ToolErrorKind::Timeout => "timeout",
-            ToolErrorKind::Execution => "execution",
-            ToolErrorKind::Panicked => "panicked",
-            ToolErrorKind::Cancelled => "cancelled",
-            ToolErrorKind::Denied => "denied",
-            ToolErrorKind::OutcomeUnknown => "outcome_unknown",
-        }
-    }
+impl std::str::FromStr for ToolErrorKind {
+    type Err = UnknownErrorKind;
 
-    /// The kind named by [`as_str`](Self::as_str).
-    #[cfg(durable)]
-    pub(crate) fn parse(name: &str) -> Option<ToolErrorKind> {
-        use ToolErrorKind::*;
-        [
-            InvalidArguments,
-            UnknownTool,
-            Unavailable,
-            HiddenArgument,
-            MissingContext,
-            Timeout,
-            Execution,
-            Panicked,
-            Cancelled,
-            Denied,
-            OutcomeUnknown,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == name)
+    /// The kind named by [`as_str`](ToolErrorKind::as_str).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        ToolErrorKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| UnknownErrorKind(name.to_owned()))
     }
 }
+
+/// A string that names no [`ToolErrorKind`] (from a newer peer, say).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a tool error kind this version knows")]
+pub struct UnknownErrorKind(pub String);
 
 impl fmt::Display for ToolErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -84,6 +87,98 @@ impl fmt::Display for ToolErrorKind {
 
 /// The operator-side cause of a [`ToolError`].
 pub type ErrorSource = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The error beneath another, kept whole: the library's error types hold their cause as a
+/// `Cause` and return it from [`source`](std::error::Error::source), so a caller can walk the
+/// chain and [`downcast_ref`](Self::downcast_ref) to the original (a `reqwest::Error`, an
+/// `std::io::Error`, …). It shows as a message saying what failed (the original's own, or one
+/// the library wrote to explain it). Cheap to clone; two causes are equal when their messages
+/// are.
+#[derive(Clone)]
+pub struct Cause(Arc<CauseInner>);
+
+struct CauseInner {
+    message: String,
+    error: Option<ErrorSource>,
+}
+
+impl Cause {
+    /// Keep `error` as a cause, shown as its own message.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause::explained(error.to_string(), error)
+    }
+
+    /// Keep `error` as a cause, shown as `message` (which says more than the error's own).
+    pub fn explained(
+        message: impl Into<String>,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Cause(Arc::new(CauseInner {
+            message: message.into(),
+            error: Some(Arc::new(error)),
+        }))
+    }
+
+    /// A cause known only by its message (a peer's text, a scripted failure).
+    pub fn message(message: impl Into<String>) -> Self {
+        Cause(Arc::new(CauseInner {
+            message: message.into(),
+            error: None,
+        }))
+    }
+
+    /// The original error, if there is one and it is a `T`.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.0.error.as_ref()?.downcast_ref::<T>()
+    }
+
+    /// Whether the message contains `text`.
+    pub fn contains(&self, text: &str) -> bool {
+        self.0.message.contains(text)
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.error {
+            Some(error) => fmt::Debug::fmt(&**error, f),
+            None => fmt::Debug::fmt(&self.0.message, f),
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let error: &(dyn std::error::Error + 'static) = &**self.0.error.as_ref()?;
+        Some(error)
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Cause {}
+
+impl From<&str> for Cause {
+    fn from(message: &str) -> Self {
+        Cause::message(message)
+    }
+}
+
+impl From<String> for Cause {
+    fn from(message: String) -> Self {
+        Cause::message(message)
+    }
+}
 
 /// Why a tool call failed.
 ///

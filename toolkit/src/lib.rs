@@ -66,6 +66,54 @@
 //!
 //! The [`prelude`] holds what a tool author needs; everything else is reached through its
 //! module.
+//!
+//! # Modules and their layers
+//!
+//! Each module owns one concept and may use only the modules listed in its row (and the
+//! foundations `error` and `util`, which use nothing). The rows go from the bottom layer up;
+//! CI checks every `crate::` path in the sources against this table (`.ci/layers.py`, which
+//! reads it from here), re-exports included: `crate::Toolkit` counts as `toolkit`.
+//!
+//! <!-- layers -->
+//! | module | what it owns | what it may use |
+//! |---|---|---|
+//! | `param` | the kinds of parameter (visible, preset, context) | `context` |
+//! | `context` | [`ToolContext`] and the extractors of `#[ctx]` parameters | — |
+//! | `schema` | JSON Schemas of parameters, from `schemars` | `param` |
+//! | `args` | reading a call's JSON arguments into a tool's parameters | `context`, `param` |
+//! | `tool` | what a tool is: [`ToolSpec`](tool::ToolSpec), calls, results, output | `args`, `context`, `param`, `schema` |
+//! | `dialect` | the forms of a tool definition each provider accepts | `schema`, `tool` |
+//! | `exec` | the tower stack one call runs through; [`RetryPolicy`] | `args`, `context`, `tool` |
+//! | `storage` | `storage::Database`, migrations, the versioned stored form | — |
+//! | `jobs` | background jobs: the backend seam and the in-process backend | `context`, `storage`, `tool` |
+//! | `toolkit` | [`Toolkit`]: registration, groups, dispatch, batches | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `tool` |
+//! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit` |
+//! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |
+//! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
+//! | `tls` | which certificates the HTTP clients trust | — |
+//! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
+//! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `tls`, `tool` |
+//! | `testing` | a scripted model | `model`, `tool` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs | `background`, `context`, `exec`, `model`, `storage`, `tool`, `toolkit` |
+//! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
+//! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
+//! <!-- /layers -->
+//!
+//! # Cargo features
+//!
+//! | feature | what it adds | default |
+//! |---|---|---|
+//! | `validate` | arguments checked against the canonical schema before a tool runs (`jsonschema`) | yes |
+//! | `openai` | `model::OpenAiChat`: any OpenAI-compatible chat endpoint | no |
+//! | `anthropic` | `model::AnthropicMessages` | no |
+//! | `a2a` | A2A 1.0 and 0.3 servers and clients (`axum`, the official `a2a` crates) | no |
+//! | `mcp` | MCP server (stdio, streamable HTTP) and client (`rmcp`) | no |
+//! | `sqlite` | durable background jobs in one SQLite file | no |
+//! | `postgres` | durable background jobs and A2A tasks in Postgres | no |
+//! | `cli` | the `agent-toolkit` binary (`a2a` + `mcp`) | no |
+//!
+//! `sqlite` and `postgres` together set one private `cfg(durable)`: the code names "a durable
+//! store is compiled in" once, not as a list of features.
 
 #![deny(missing_docs)]
 
@@ -77,8 +125,27 @@ mod args;
 pub mod background;
 pub mod context;
 pub mod dialect;
+#[cfg(durable)]
+mod durable;
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "a2a",
+    feature = "mcp"
+))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "a2a",
+        feature = "mcp"
+    )))
+)]
+pub mod endpoint;
 pub mod error;
 pub mod exec;
+mod jobs;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -189,7 +256,7 @@ pub use agent::{AgentEvent, ReActAgent};
 pub use agent_toolkit_macros::tools;
 pub use context::{CallInfo, CancellationToken, Ctx, FromToolContext, ToolContext, ToolEmitter};
 pub use dialect::Dialect;
-pub use error::{BuildError, ToolError};
+pub use error::{BuildError, Cause, ToolError};
 pub use exec::RetryPolicy;
 pub use model::{ChatModel, ToolChoice};
 pub use tool::{AgentTool, Json, Tool, ToolCall, ToolDefinition, ToolOutput, ToolResult};

@@ -47,6 +47,9 @@ pub(crate) struct PlannedParam {
     pub(crate) kind: ParamKind,
     pub(crate) rust_type: &'static str,
     pub(crate) check: Option<TypeCheck>,
+    /// What a context parameter's extractor reads (`None`: not a context parameter, or a
+    /// hand-written one that did not say).
+    pub(crate) reads: Option<fn() -> crate::context::ContextReads>,
     /// Hidden from the model: `#[preset]`, `#[ctx]`, or a visible parameter bound by `.preset`.
     pub(crate) hidden: bool,
     /// JSON text bound by `.preset` or `.default_arg`.
@@ -86,6 +89,8 @@ pub struct ParamSpec {
     /// `#[tool]`. Without one, the model's value is checked against [`schema`](Self::schema)
     /// instead (`validate` feature).
     pub(crate) check: Option<TypeCheck>,
+    /// What a context parameter's extractor reads from the context; set by `#[tool]`.
+    pub(crate) reads: Option<fn() -> crate::context::ContextReads>,
 }
 
 impl ParamSpec {
@@ -99,6 +104,7 @@ impl ParamSpec {
             schema,
             rust_type: "serde_json::Value",
             check: None,
+            reads: None,
         }
     }
 

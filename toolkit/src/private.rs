@@ -29,7 +29,8 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
 use crate::args;
-use crate::context::FromToolContext;
+use crate::context::ContextReads;
+pub use crate::context::FromToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::param::{self, ParamSpec, TypeCheck, TypeMismatch};
 use crate::tool::ToolOptions;
@@ -120,7 +121,42 @@ pub struct Param {
     pub rust_type: &'static str,
     /// Type check of values bound at registration (JSON parameters).
     pub check: Option<TypeCheck>,
+    /// What a `#[ctx]` parameter's extractor reads from the context.
+    pub reads: Option<fn() -> ContextReads>,
 }
+
+/// What a `#[ctx]` parameter of type `T` reads, found without a second trait bound: when `T`
+/// is no extractor, [`context`]'s bound reports it once and this answers `None` (through
+/// [`ReadsNothing`]) instead of a duplicate error. The macro calls
+/// `(&ReadsOf::<T>::NEW).reads()` with both traits in scope.
+pub struct ReadsOf<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> ReadsOf<T> {
+    /// The probe for `T`.
+    pub const NEW: ReadsOf<T> = ReadsOf(std::marker::PhantomData);
+}
+
+/// The answer for an extractor: its own [`FromToolContext::context_reads`].
+pub trait ReadsViaExtractor {
+    /// What the parameter reads.
+    fn reads(&self) -> Option<fn() -> ContextReads>;
+}
+
+impl<T: FromToolContext> ReadsViaExtractor for ReadsOf<T> {
+    fn reads(&self) -> Option<fn() -> ContextReads> {
+        Some(T::context_reads)
+    }
+}
+
+/// The fallback, chosen only for a type that is not an extractor (which does not compile).
+pub trait ReadsNothing {
+    /// Nothing.
+    fn reads(&self) -> Option<fn() -> ContextReads> {
+        None
+    }
+}
+
+impl<T> ReadsNothing for &ReadsOf<T> {}
 
 /// The options of `#[tool(...)]`, as the macro read them; [`spec`] turns them into
 /// [`ToolOptions`].
@@ -181,6 +217,7 @@ impl From<Param> for ParamSpec {
             schema: p.schema,
             rust_type: p.rust_type,
             check: p.check,
+            reads: p.reads,
         }
     }
 }

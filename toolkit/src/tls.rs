@@ -1,7 +1,8 @@
 //! Which HTTPS servers the library's clients trust: [`TrustedRoots`].
 //!
 //! Every HTTP client of the library — the model providers, the A2A client and registry, remote
-//! tools, client-side tool sessions, the MCP client and import, the CLI — is built here, on one
+//! tools, client-side tool sessions, the MCP client and import, the CLI — is built from an
+//! [`EndpointSettings`](crate::endpoint::EndpointSettings) and these roots, on one
 //! `reqwest` over rustls with the `ring` crypto provider. By default they trust the system's
 //! root certificates (the system store; `SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured), or
 //! the Mozilla roots bundled with the library where the system has none. A private CA (a
@@ -21,9 +22,9 @@
 //!     .bearer_token(token)
 //!     .header("X-Tenant", "t1")
 //!     .trusted_roots(roots.clone());
-//! let mut options = McpClientOptions::default(); // MCP over HTTP: the same three
-//! options.trusted_roots = roots.clone();
-//! options.bearer_token = Some(token.into());
+//! let options = McpClientOptions::new() // MCP over HTTP: the same three
+//!     .trusted_roots(roots.clone())
+//!     .bearer_token(token);
 //! let openai = OpenAiChat::builder().trusted_roots(roots);
 //! # let _ = (agent, options, openai); Ok(()) }
 //! ```
@@ -34,9 +35,10 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use rustls::RootCertStore;
+
+use crate::error::Cause;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
@@ -77,7 +79,7 @@ impl TrustedRoots {
         for cert in CertificateDer::pem_slice_iter(pem.as_ref()) {
             let cert = cert.map_err(|e| TlsError::Pem {
                 origin: "the PEM text".into(),
-                reason: e.to_string(),
+                source: Cause::new(e),
             })?;
             self.extra.push(cert);
             found += 1;
@@ -95,7 +97,7 @@ impl TrustedRoots {
         let path = path.as_ref();
         let pem = std::fs::read(path).map_err(|e| TlsError::Read {
             path: path.display().to_string(),
-            reason: e.to_string(),
+            source: Cause::new(e),
         })?;
         self.with_pem(pem).map_err(|e| e.in_file(path))
     }
@@ -106,19 +108,19 @@ impl TrustedRoots {
     }
 
     /// The rustls configuration of a client trusting these roots.
-    fn client_config(&self) -> Result<rustls::ClientConfig, TlsError> {
+    pub(crate) fn client_config(&self) -> Result<rustls::ClientConfig, TlsError> {
         let mut store = RootCertStore::empty();
         store.roots.extend(system_roots().roots.iter().cloned());
         for cert in &self.extra {
             store.add(cert.clone()).map_err(|e| TlsError::Pem {
                 origin: "an added certificate".into(),
-                reason: e.to_string(),
+                source: Cause::new(e),
             })?;
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| TlsError::Setup(e.to_string()))?
+            .map_err(|e| TlsError::Setup(Cause::new(e)))?
             .with_root_certificates(store)
             .with_no_client_auth();
         Ok(config)
@@ -146,12 +148,12 @@ fn system_roots() -> &'static RootCertStore {
 #[non_exhaustive]
 pub enum TlsError {
     /// A PEM block could not be read.
-    #[error("{origin} is not valid PEM: {reason}")]
+    #[error("{origin} is not valid PEM: {source}")]
     Pem {
         /// What was read (`the PEM text`, or a file).
         origin: String,
         /// What was wrong.
-        reason: String,
+        source: Cause,
     },
     /// The PEM text holds no `-----BEGIN CERTIFICATE-----` block.
     #[error("{origin} holds no certificate (expected `-----BEGIN CERTIFICATE-----` blocks)")]
@@ -160,52 +162,35 @@ pub enum TlsError {
         origin: String,
     },
     /// A certificate file could not be read.
-    #[error("cannot read the certificate file `{path}`: {reason}")]
+    #[error("cannot read the certificate file `{path}`: {source}")]
     Read {
         /// The file.
         path: String,
-        /// Why.
-        reason: String,
+        /// Why (an [`std::io::Error`]).
+        source: Cause,
     },
     /// The TLS configuration or the HTTP client could not be built.
     #[error("the HTTPS client cannot be set up: {0}")]
-    Setup(String),
+    Setup(#[source] Cause),
+    /// A header given for the client's requests is not valid HTTP.
+    #[error("the header `{name}` {what}")]
+    InvalidHeader {
+        /// The header's name, as given.
+        name: String,
+        /// What is wrong with it.
+        what: &'static str,
+    },
 }
 
 impl TlsError {
     fn in_file(self, path: &Path) -> Self {
         let origin = format!("the file `{}`", path.display());
         match self {
-            TlsError::Pem { reason, .. } => TlsError::Pem { origin, reason },
+            TlsError::Pem { source, .. } => TlsError::Pem { origin, source },
             TlsError::NoCertificate { .. } => TlsError::NoCertificate { origin },
             other => other,
         }
     }
-}
-
-/// How a client of the library is built: its roots and connect timeout, and what the caller
-/// adds (timeouts, headers) on the builder.
-pub(crate) fn client_builder(
-    roots: &TrustedRoots,
-    connect_timeout: Duration,
-) -> Result<reqwest::ClientBuilder, TlsError> {
-    Ok(reqwest::Client::builder()
-        .tls_backend_preconfigured(roots.client_config()?)
-        .connect_timeout(connect_timeout))
-}
-
-/// A header for a client from user input, refused with a message naming it: the value is
-/// marked sensitive, so that no `Debug` of the client or request prints it.
-pub(crate) fn header(
-    name: &str,
-    value: &str,
-) -> Result<(reqwest::header::HeaderName, reqwest::header::HeaderValue), String> {
-    let header_name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
-    let mut header_value = reqwest::header::HeaderValue::from_str(value)
-        .map_err(|_| format!("the value of header `{name}` is not valid"))?;
-    header_value.set_sensitive(true);
-    Ok((header_name, header_value))
 }
 
 #[cfg(test)]
@@ -222,19 +207,15 @@ mod tests {
             .with_pem_file("/nonexistent/ca.pem")
             .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/ca.pem"), "{err}");
+        // The cause is kept whole: a caller can reach the io::Error.
+        let source = std::error::Error::source(&err).expect("a source");
+        let cause = source.downcast_ref::<Cause>().expect("a Cause");
+        assert!(
+            cause.downcast_ref::<std::io::Error>().is_some(),
+            "{cause:?}"
+        );
         let garbled = "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n";
         let err = TrustedRoots::system().with_pem(garbled).unwrap_err();
         assert!(matches!(err, TlsError::Pem { .. }), "{err}");
-    }
-
-    #[test]
-    fn clients_build_without_a_process_wide_provider() {
-        // reqwest's `rustls-no-provider` panics when neither a default provider nor a
-        // preconfigured TLS backend is given: every client here brings its own.
-        let client = client_builder(&TrustedRoots::system(), Duration::from_secs(1))
-            .unwrap()
-            .build();
-        assert!(client.is_ok());
-        assert!(rustls::crypto::CryptoProvider::get_default().is_none());
     }
 }

@@ -131,32 +131,6 @@ impl<F: FnOnce()> Drop for OnDrop<F> {
     }
 }
 
-/// Whether `headers` carry `Authorization: Bearer <token>` with this token (the servers'
-/// bearer check).
-#[cfg(any(feature = "a2a", feature = "mcp"))]
-pub(crate) fn bearer_matches(headers: &axum::http::HeaderMap, token: &str) -> bool {
-    headers
-        .get_all(axum::http::header::AUTHORIZATION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split_once(' '))
-        .any(|(scheme, given)| {
-            scheme.eq_ignore_ascii_case("bearer") && constant_time_eq(given.trim(), token)
-        })
-}
-
-/// Compares without returning early at the first difference, so timing does not reveal how
-/// much of a guessed token was right.
-#[cfg(any(feature = "a2a", feature = "mcp"))]
-fn constant_time_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut diff = a.len() ^ b.len();
-    for i in 0..a.len().max(b.len()) {
-        diff |= usize::from(a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0));
-    }
-    diff == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::prefix;

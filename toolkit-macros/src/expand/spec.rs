@@ -40,6 +40,16 @@ fn param(p: &Param) -> TokenStream {
         Some(d) => quote!(__at::Option::Some(#d)),
         None => quote!(__at::Option::None),
     };
+    let reads = match &p.kind {
+        Kind::Context => {
+            quote_spanned!(span=> {
+                #[allow(unused_imports)]
+                use __at::{ReadsNothing as _, ReadsViaExtractor as _};
+                (&__at::ReadsOf::<#ty>::NEW).reads()
+            })
+        }
+        _ => quote!(__at::Option::None),
+    };
     let (kind, schema, check) = match &p.kind {
         Kind::Required | Kind::Optional | Kind::Defaulted(_) => (
             match p.kind {
@@ -69,6 +79,7 @@ fn param(p: &Param) -> TokenStream {
             schema: #schema,
             rust_type: #rust_type,
             check: #check,
+            reads: #reads,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::context::{ContextRejection, FromToolContext, ToolContext};
+use crate::context::{ContextReads, ContextRejection, FromToolContext, ToolContext};
 
 /// Which agent is running the call — the agent reference of a tool (AgentScope's
 /// `getAgentName(Agent agent)`): its name and id, the run, and the step.
@@ -64,5 +64,9 @@ impl FromToolContext for AgentInfo {
                 missing: "AgentInfo".into(),
                 hint: "AgentInfo is supplied only to tools run by a ReActAgent, and this call was made outside one (e.g. with Toolkit::call); take `Option<AgentInfo>` in a tool that may run either way".into(),
             })
+    }
+
+    fn context_reads() -> ContextReads {
+        ContextReads::of::<AgentInfo>()
     }
 }

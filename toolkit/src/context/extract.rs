@@ -63,6 +63,35 @@ impl ContextRejection {
 pub trait FromToolContext: Sized {
     /// Extract the value, or say what is missing.
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection>;
+
+    /// The types of the context values this extractor reads ([`ContextReads`]), for the checks
+    /// that must know before a call runs: a durable background job carries only the
+    /// toolkit-level values, so a call whose call- or agent-level context holds a value its tool
+    /// reads is refused when submitted. The built-in extractors say what they read; an
+    /// extractor of your own that reads values put in the context (as `TenantId` above reads a
+    /// `Session`) should say so too. The default is [`ContextReads::Nothing`].
+    fn context_reads() -> ContextReads {
+        ContextReads::Nothing
+    }
+}
+
+/// What an extractor reads from the [`ToolContext`] (see [`FromToolContext::context_reads`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ContextReads {
+    /// No value put in the context (the call's own information, its emitter, its token).
+    Nothing,
+    /// Values of these types.
+    Types(Vec<std::any::TypeId>),
+    /// Any value (the whole [`ToolContext`]).
+    Anything,
+}
+
+impl ContextReads {
+    /// The values of type `T`.
+    pub fn of<T: 'static>() -> Self {
+        ContextReads::Types(vec![std::any::TypeId::of::<T>()])
+    }
 }
 
 /// A value of type `T` taken from the context, shared (no clone of `T`).
@@ -93,17 +122,29 @@ impl<T: Send + Sync + 'static> FromToolContext for Ctx<T> {
             .map(Ctx)
             .ok_or_else(ContextRejection::missing::<T>)
     }
+
+    fn context_reads() -> ContextReads {
+        ContextReads::of::<T>()
+    }
 }
 
 impl<E: FromToolContext> FromToolContext for Option<E> {
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
         Ok(E::from_tool_context(ctx).ok())
     }
+
+    fn context_reads() -> ContextReads {
+        E::context_reads()
+    }
 }
 
 impl FromToolContext for ToolContext {
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
         Ok(ctx.clone())
+    }
+
+    fn context_reads() -> ContextReads {
+        ContextReads::Anything
     }
 }
 

@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 pub use tokio_util::sync::CancellationToken;
 
 pub use emitter::{ProgressEvent, ToolEmitter, ToolProgress};
-pub use extract::{CallInfo, ContextRejection, Ctx, FromToolContext};
+pub use extract::{CallInfo, ContextReads, ContextRejection, Ctx, FromToolContext};
 
 /// The values of one level. Small by nature (a handful of types), so a vector beats a hash map.
 #[derive(Clone, Default)]
@@ -172,14 +172,14 @@ impl ToolContext {
         names
     }
 
-    /// Type names of the values at the call and agent levels (those a durable background job
-    /// does not carry).
-    #[cfg(durable)]
-    pub(crate) fn local_type_names(&self) -> Vec<&'static str> {
+    /// The types (id and name) of the values at the call and agent levels: those a durable
+    /// background job does not carry.
+    #[cfg_attr(not(durable), allow(dead_code))]
+    pub(crate) fn local_types(&self) -> Vec<(TypeId, &'static str)> {
         [Level::Call, Level::Agent]
             .iter()
             .filter_map(|l| self.levels[*l as usize].as_ref())
-            .flat_map(|l| l.values.iter().map(|(_, n, _)| *n))
+            .flat_map(|l| l.values.iter().map(|(id, name, _)| (*id, *name)))
             .collect()
     }
 

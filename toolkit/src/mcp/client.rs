@@ -28,6 +28,8 @@ use super::error::McpError;
 use super::progress::{McpProgress, ProgressRouter};
 use super::target::{McpClientOptions, McpEra, McpTarget};
 use super::types::CallToolResult;
+use crate::error::Cause;
+use crate::tls::TrustedRoots;
 use crate::util::{OnDrop, json_kind};
 
 /// Why `url` cannot be reached at all — a refused connection, an untrusted certificate, a
@@ -209,7 +211,7 @@ impl McpClient {
     /// Every tool the server lists now (all pages).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
         let (peer, generation) = self.peer().await?;
-        let timeout = self.inner.options.request_timeout;
+        let timeout = self.inner.options.request_wait();
         match tokio::time::timeout(timeout, peer.list_all_tools()).await {
             Ok(Ok(tools)) => Ok(tools),
             Ok(Err(e)) => Err(self.failure("tools/list", generation, e).await),
@@ -306,10 +308,13 @@ impl McpClient {
         }
         match response {
             Ok(ServerResult::CallToolResult(result)) => Ok(result),
-            Ok(other) => Err(McpError::Protocol(format!(
-                "the MCP server {} answered `tools/call` with something else than a tool result: {other:?}",
-                self.inner.target
-            ))),
+            Ok(other) => Err(McpError::Protocol(
+                format!(
+                    "the MCP server {} answered `tools/call` with something else than a tool result: {other:?}",
+                    self.inner.target
+                )
+                .into(),
+            )),
             Err(e) => Err(self.failure("tools/call", generation, e).await),
         }
     }
@@ -386,7 +391,10 @@ impl McpClient {
                     method: method.into(),
                 }
             }
-            other => McpError::Protocol(format!("`{method}` to the MCP server {target}: {other}")),
+            other => McpError::Protocol(Cause::explained(
+                format!("`{method}` to the MCP server {target}: {other}"),
+                other,
+            )),
         }
     }
 }
@@ -407,13 +415,15 @@ impl ClientInner {
         let options = &self.options;
         let tls_error = |e: crate::tls::TlsError| McpError::Connect {
             target: url.to_owned(),
-            reason: e.to_string(),
+            reason: Cause::new(e),
         };
         // No idle connection reuse, as rmcp's own client: a connection whose last response
         // body was not read to the end stalls on delayed ACKs when reused. Redirects are
         // followed within the same origin only (`/mcp` → `/mcp/` is common), at most 10, so
         // the token and headers never go to another host.
-        let http = crate::tls::client_builder(&options.trusted_roots, options.connect_timeout)
+        let http = options
+            .endpoint
+            .client_builder(&TrustedRoots::system(), options.connect_wait())
             .map_err(tls_error)?
             .pool_max_idle_per_host(0)
             .redirect(reqwest::redirect::Policy::custom(|attempt| {
@@ -428,21 +438,19 @@ impl ClientInner {
                 }
             }))
             .build()
-            .map_err(|e| tls_error(crate::tls::TlsError::Setup(e.to_string())))?;
+            .map_err(|e| tls_error(crate::tls::TlsError::Setup(Cause::new(e))))?;
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-        if let Some(token) = &options.bearer_token {
-            config = config.auth_header(token.clone());
+        if let Some(token) = options.endpoint.token() {
+            config = config.auth_header(token.to_owned());
         }
-        let mut headers = HashMap::new();
-        for (name, value) in &options.headers {
-            let (name, value) =
-                crate::tls::header(name, value).map_err(|reason| McpError::Connect {
-                    target: url.to_owned(),
-                    reason,
-                })?;
-            headers.insert(name, value);
-        }
-        config.custom_headers = headers;
+        config.custom_headers = HashMap::from_iter(
+            options
+                .endpoint
+                .header_map(false)
+                .map_err(tls_error)?
+                .into_iter()
+                .filter_map(|(name, value)| Some((name?, value))),
+        );
         Ok((
             StreamableHttpClientTransport::with_client(http.clone(), config),
             http,
@@ -456,7 +464,7 @@ impl ClientInner {
     /// straight to `initialize`: the spec's fallback is not keyed to one error.
     async fn open(&self) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
         let target = self.target.to_string();
-        let timeout = self.options.connect_timeout;
+        let timeout = self.options.connect_wait();
         let connecting = async {
             let attempt = match self.options.era {
                 McpEra::Handshake => self.open_with(ClientLifecycleMode::Initialize).await,
@@ -524,7 +532,7 @@ impl ClientInner {
                     .map_err(|e| {
                         Failed::from(McpError::Connect {
                             target,
-                            reason: crate::util::error_chain(&e),
+                            reason: Cause::explained(crate::util::error_chain(&e), e),
                         })
                     })
             }
@@ -535,9 +543,9 @@ impl ClientInner {
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(service) => Ok(service),
                     Err(e) => {
-                        let sent_token = self.options.bearer_token.is_some();
+                        let sent_token = self.options.endpoint.has_bearer_token();
                         let mut fatal = false;
-                        let reason = match credentials_refused(&e, sent_token) {
+                        let message = match credentials_refused(&e, sent_token) {
                             Some(reason) => reason,
                             None => match unreachable_cause(&http, url).await {
                                 Some(cause) => {
@@ -547,6 +555,7 @@ impl ClientInner {
                                 None => crate::util::error_chain(&e),
                             },
                         };
+                        let reason = Cause::explained(message, e);
                         Err(Failed {
                             error: McpError::Connect { target, reason },
                             fatal,
@@ -573,10 +582,8 @@ impl ClientInner {
         }
         // Bounded like `tools/list`: a server that never acknowledges must not hold the
         // connection (and every caller waiting for it).
-        let listening = tokio::time::timeout(
-            self.options.request_timeout,
-            peer.listen(tool_list_filter()),
-        );
+        let listening =
+            tokio::time::timeout(self.options.request_wait(), peer.listen(tool_list_filter()));
         let subscription = match listening.await {
             Ok(Ok(subscription)) => subscription,
             Ok(Err(e)) => {

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::error::Cause;
+
 /// Why an MCP operation (serving, connecting, listing or calling tools) failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -23,8 +25,10 @@ pub enum McpError {
     Connect {
         /// The server (command line or URL).
         target: String,
-        /// Why, as the transport or the server said it.
-        reason: String,
+        /// Why, as the transport or the server said it (the transport's error kept as its
+        /// source).
+        #[source]
+        reason: Cause,
     },
     /// The handshake did not finish in time.
     #[error(
@@ -75,12 +79,12 @@ pub enum McpError {
     /// Anything else the MCP SDK reported (an unexpected answer, a transport failure while
     /// serving).
     #[error("MCP error: {0}")]
-    Protocol(String),
+    Protocol(#[source] Cause),
 }
 
 impl McpError {
     /// Whether trying again (which reconnects) may help.
-    pub fn is_transient(&self) -> bool {
+    pub fn is_retryable(&self) -> bool {
         matches!(
             self,
             McpError::ConnectionLost { .. }

@@ -2,7 +2,6 @@
 //! as a tower service axum can mount.
 
 use std::convert::Infallible;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::Body;
@@ -66,7 +65,7 @@ const MAX_BODY_BYTES: usize = 4 << 20;
 pub struct McpHttpService {
     inner: StreamableHttpService<McpServer, LocalSessionManager>,
     /// Required as `Authorization: Bearer <token>` on every request, when set.
-    bearer_token: Option<Arc<str>>,
+    bearer_token: Option<crate::endpoint::Secret>,
 }
 
 impl McpHttpService {
@@ -103,13 +102,13 @@ impl McpHttpService {
     /// let app: axum::Router = axum::Router::new().nest_service("/mcp", mcp);
     /// ```
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into().into());
+        self.bearer_token = Some(crate::endpoint::Secret(token.into()));
         self
     }
 
     async fn handle(self, request: Request<Body>) -> Response {
         if let Some(token) = &self.bearer_token
-            && !crate::util::bearer_matches(request.headers(), token)
+            && !token.is_bearer_in(request.headers())
         {
             return unauthorized();
         }

@@ -174,9 +174,12 @@ async fn refresh(
         }));
     }
     tools.replace(set).map_err(|e| {
-        McpError::Protocol(format!(
-            "the tools of the MCP server {} could not be imported: {e}",
-            client.target()
+        McpError::Protocol(crate::error::Cause::explained(
+            format!(
+                "the tools of the MCP server {} could not be imported: {e}",
+                client.target()
+            ),
+            e,
         ))
     })?;
     *util::write(&state.names) = names;
@@ -273,6 +276,6 @@ fn tool_error(remote: &str, error: McpError) -> ToolError {
         _ => "the tool server failed to answer",
     };
     ToolError::execution(message)
-        .with_retryable(error.is_transient())
+        .with_retryable(error.is_retryable())
         .with_source(error)
 }

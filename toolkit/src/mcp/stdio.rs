@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 
 use super::error::McpError;
 use super::server::McpServer;
+use crate::error::Cause;
 
 /// Replies owed for lines that were not JSON; more than this many at once are not all answered.
 const PENDING_REPLIES: usize = 64;
@@ -52,12 +53,18 @@ impl McpServer {
         let transport = LineTransport::new(reader, writer);
         let running = rmcp::service::serve_server(self, transport)
             .await
-            .map_err(|e| McpError::Protocol(format!("the MCP session could not start: {e}")))?;
-        running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|e| McpError::Protocol(format!("the MCP session ended abnormally: {e}")))
+            .map_err(|e| {
+                McpError::Protocol(Cause::explained(
+                    format!("the MCP session could not start: {e}"),
+                    e,
+                ))
+            })?;
+        running.waiting().await.map(drop).map_err(|e| {
+            McpError::Protocol(Cause::explained(
+                format!("the MCP session ended abnormally: {e}"),
+                e,
+            ))
+        })
     }
 }
 

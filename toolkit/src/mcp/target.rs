@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::endpoint::EndpointSettings;
 use crate::tls::TrustedRoots;
 
 /// Where an MCP server is.
@@ -83,20 +84,76 @@ pub enum McpEra {
 }
 
 /// How an [`McpClient`](super::McpClient) introduces itself, how long it waits, and, for a
-/// URL, how it authenticates and which certificates it trusts.
-#[derive(Clone)]
-#[non_exhaustive]
+/// URL, how it reaches the server (the [`EndpointSettings`] every remote endpoint of the
+/// library takes: token, headers, trusted roots, timeouts).
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_toolkit::mcp::{McpClientOptions, McpEra};
+///
+/// let options = McpClientOptions::new()
+///     .bearer_token("s3cret")
+///     .era(McpEra::Handshake)
+///     .call_timeout(Duration::from_secs(300));
+/// assert!(!format!("{options:?}").contains("s3cret"));
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "pass it to McpClient::with_options"]
 pub struct McpClientOptions {
-    /// The client name sent in `initialize`.
-    pub name: String,
-    /// The client version sent in `initialize`.
-    pub version: String,
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) era: McpEra,
+    pub(crate) call_timeout: Duration,
+    pub(crate) endpoint: EndpointSettings,
+}
+
+/// Default longest wait for a connection and its handshake, and for `tools/list`.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Default for McpClientOptions {
+    fn default() -> Self {
+        McpClientOptions {
+            name: "agent-toolkit".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            era: McpEra::Newest,
+            call_timeout: Duration::from_secs(120),
+            endpoint: EndpointSettings::new(),
+        }
+    }
+}
+
+impl McpClientOptions {
+    /// The defaults: named `agent-toolkit`, the newest revision the server offers, 30 s to
+    /// connect and for `tools/list`, 120 s of silence for a `tools/call`.
+    pub fn new() -> Self {
+        McpClientOptions::default()
+    }
+
+    /// The client name and version sent in `initialize`.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.name = name.into();
+        self.version = version.into();
+        self
+    }
+
     /// Which revisions to speak (default: the newest the server offers).
-    pub era: McpEra,
+    pub fn era(mut self, era: McpEra) -> Self {
+        self.era = era;
+        self
+    }
+
     /// Longest wait for a connection and its `initialize` handshake (default 30 s).
-    pub connect_timeout: Duration,
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.endpoint = self.endpoint.connect_timeout(timeout);
+        self
+    }
+
     /// Longest wait for the answer to `tools/list` (default 30 s).
-    pub request_timeout: Duration,
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.endpoint = self.endpoint.request_timeout(timeout);
+        self
+    }
+
     /// Longest a `tools/call` may go without an answer or a progress notification (default
     /// 120 s): each `notifications/progress` of the call starts the wait again, so a tool that
     /// reports progress may run as long as it keeps reporting, and a response that is lost (a
@@ -105,51 +162,45 @@ pub struct McpClientOptions {
     /// own timeouts apply on top of it.
     ///
     /// [`McpError::Timeout`]: super::McpError::Timeout
-    pub call_timeout: Duration,
-    /// For a URL target: sent as `Authorization: Bearer <token>` with every request.
-    pub bearer_token: Option<String>,
-    /// For a URL target: headers sent with every request (an API key a gateway wants, say).
-    pub headers: Vec<(String, String)>,
-    /// For an `https://` target: the roots its certificate is checked against (default: the
-    /// system's; add a private CA with [`TrustedRoots::with_pem`]).
-    pub trusted_roots: TrustedRoots,
-}
-
-impl Default for McpClientOptions {
-    fn default() -> Self {
-        McpClientOptions {
-            name: "agent-toolkit".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            era: McpEra::Newest,
-            connect_timeout: Duration::from_secs(30),
-            request_timeout: Duration::from_secs(30),
-            call_timeout: Duration::from_secs(120),
-            bearer_token: None,
-            headers: Vec::new(),
-            trusted_roots: TrustedRoots::system(),
-        }
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
     }
-}
 
-impl fmt::Debug for McpClientOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The token and header values are secrets: only say that they are there.
-        f.debug_struct("McpClientOptions")
-            .field("name", &self.name)
-            .field("version", &self.version)
-            .field("era", &self.era)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("call_timeout", &self.call_timeout)
-            .field(
-                "bearer_token",
-                &self.bearer_token.as_ref().map(|_| "(redacted)"),
-            )
-            .field(
-                "headers",
-                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
-            )
-            .field("trusted_roots", &self.trusted_roots)
-            .finish()
+    /// For a URL target: send `Authorization: Bearer <token>` with every request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.endpoint = self.endpoint.bearer_token(token);
+        self
+    }
+
+    /// For a URL target: send this header with every request (an API key a gateway wants,
+    /// say). Repeatable.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.endpoint = self.endpoint.header(name, value);
+        self
+    }
+
+    /// For an `https://` target: check its certificate against these roots (default: the
+    /// system's; add a private CA with [`TrustedRoots::with_pem`]).
+    pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
+        self.endpoint = self.endpoint.trusted_roots(roots);
+        self
+    }
+
+    /// Reach a URL target with these settings; replaces the token, headers, roots and
+    /// timeouts set before (the call timeout aside).
+    pub fn endpoint(mut self, endpoint: EndpointSettings) -> Self {
+        self.endpoint = endpoint;
+        self
+    }
+
+    /// The connect (and handshake) timeout.
+    pub(crate) fn connect_wait(&self) -> Duration {
+        self.endpoint.connect_timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    /// The `tools/list` timeout.
+    pub(crate) fn request_wait(&self) -> Duration {
+        self.endpoint.request_timeout.unwrap_or(DEFAULT_TIMEOUT)
     }
 }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::error::Cause;
+
 /// Why a model request failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -38,9 +40,10 @@ pub enum ModelError {
     /// The response could not be understood.
     #[error("the model provider's response could not be read: {0}")]
     Malformed(String),
-    /// The request did not get through (connection, timeout).
+    /// The request did not get through (connection, timeout). The HTTP client's error is kept
+    /// as the source (`downcast_ref::<reqwest::Error>()` on the [`Cause`]).
     #[error("the model provider could not be reached: {0}")]
-    Transport(String),
+    Transport(#[source] Cause),
     /// The provider was configured wrongly (no model, a bad URL, header or key); fix the
     /// configuration, retrying cannot help.
     #[error("invalid model provider configuration: {0}")]
@@ -76,8 +79,10 @@ impl ModelError {
         ModelError::Http { status, body }
     }
 
-    /// Whether trying again may succeed (rate limits, server errors, transport failures).
-    pub fn is_transient(&self) -> bool {
+    /// Whether trying again may succeed (rate limits, server errors, transport failures). The
+    /// one retry predicate of the library's errors, as on
+    /// [`ToolError`](crate::ToolError::is_retryable).
+    pub fn is_retryable(&self) -> bool {
         match self {
             ModelError::RateLimited { .. } | ModelError::Transport(_) => true,
             ModelError::Http { status, .. } => *status >= 500 || *status == 408,

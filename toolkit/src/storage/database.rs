@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::DatabaseError;
+#[cfg(feature = "sqlite")]
 use super::migrate;
 
 /// Run `$body` with `$pool` bound to the database's pool and `$sql` turning a statement written
@@ -70,8 +71,9 @@ impl std::fmt::Debug for Database {
     }
 }
 
-/// How long a statement waits for a free connection, and SQLite for a lock held by another
-/// process, before failing.
+/// How long a Postgres statement waits for a free connection before failing (a SQLite file
+/// waits longer: its writers queue for one lock).
+#[cfg(feature = "postgres")]
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Database {
@@ -155,7 +157,7 @@ impl Database {
     }
 
     /// The Postgres pool, for what only Postgres has (`LISTEN`).
-    #[cfg(feature = "postgres")]
+    #[cfg(all(feature = "postgres", feature = "a2a"))]
     pub(crate) fn postgres_pool(&self) -> Option<&sqlx::PgPool> {
         match &self.pool {
             Pool::Postgres(pool) => Some(pool),

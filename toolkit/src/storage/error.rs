@@ -1,11 +1,16 @@
-//! [`DatabaseError`]: a database that could not do what was asked, with its cause.
+//! The errors of storage: [`DatabaseError`], a database that could not do what was asked, with
+//! its cause; `StoredError`, a stored value of a version this build does not read, or
+//! malformed.
 
+use std::ops::RangeInclusive;
+#[cfg(durable)]
 use std::sync::Arc;
 
 /// A database (of a durable [`JobQueue`](crate::background::JobQueue) or an A2A
 /// `SqlTaskStore`) failed: it could not be reached, refused a statement, or timed out. The
 /// cause is kept as the error's [`source`](std::error::Error::source) (a `sqlx` error), and
 /// its text, with the causes below it, is in the message.
+#[cfg(durable)]
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("the database {database} failed: {message}")]
 pub struct DatabaseError {
@@ -17,6 +22,7 @@ pub struct DatabaseError {
     retry: bool,
 }
 
+#[cfg(durable)]
 impl DatabaseError {
     pub(crate) fn new(
         database: &str,
@@ -91,4 +97,19 @@ impl DatabaseError {
             }
         }
     }
+}
+
+/// Why a stored value cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StoredError {
+    /// It is of a version this build does not read.
+    #[error("{what} in format version {found}, but this build reads versions {} to {}; it was written by another version of agent-toolkit", reads.start(), reads.end())]
+    Version {
+        what: &'static str,
+        found: u64,
+        reads: RangeInclusive<u32>,
+    },
+    /// It is not the value it should be (no version, not JSON, missing fields).
+    #[error("{what} that cannot be read: {reason}")]
+    Malformed { what: &'static str, reason: String },
 }

@@ -15,11 +15,10 @@
 //! | `database.rs` | `Database`, its pool, the placeholder rule, the clock, failing fast |
 //! | `migrate.rs` | applying each component's schema steps once, one process at a time |
 //! | `stored.rs` | the versioned JSON form of stored values |
-//! | `error.rs` | `DatabaseError` |
+//! | `error.rs` | `DatabaseError`, `StoredError` |
 
 #[cfg(durable)]
 mod database;
-#[cfg(durable)]
 mod error;
 #[cfg(durable)]
 pub(crate) mod migrate;

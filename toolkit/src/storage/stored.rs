@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+pub(crate) use super::error::StoredError;
+
 /// A value kept in the versioned form.
 pub(crate) trait Stored: Serialize {
     /// What the value is, for errors: "a job payload".
@@ -24,21 +26,6 @@ pub(crate) trait Stored: Serialize {
     /// The version of a value stored without any, when such values were written once (before
     /// this form existed) and are still read.
     const UNVERSIONED: Option<u32> = None;
-}
-
-/// Why a stored value cannot be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum StoredError {
-    /// It is of a version this build does not read.
-    #[error("{what} in format version {found}, but this build reads versions {} to {}; it was written by another version of agent-toolkit", reads.start(), reads.end())]
-    Version {
-        what: &'static str,
-        found: u64,
-        reads: RangeInclusive<u32>,
-    },
-    /// It is not the value it should be (no version, not JSON, missing fields).
-    #[error("{what} that cannot be read: {reason}")]
-    Malformed { what: &'static str, reason: String },
 }
 
 /// `value` in the versioned form (its own `version` field, if it has one, is kept).

@@ -13,11 +13,11 @@ use super::compile::{self, Binding, ExecBase, Origin};
 use super::dynamic::{DynamicRegistration, DynamicTools};
 use super::{GroupInfo, GroupMasks, Inner, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, UnknownArgs};
-use crate::background::{BackgroundJobs, ResultCallback};
 use crate::context::Values;
 use crate::dialect::{Dialect, NameMap};
 use crate::error::{BuildError, ConfigError, ToolError};
 use crate::exec::{self, ApprovalHook, BoxToolService, LayerFn, RetryPolicy, ToolInvocation};
+use crate::jobs::{BackgroundJobs, MakeJobBackend, ResultCallback};
 use crate::tool::{AgentTool, ToolDefinition, ToolOutput, ToolResult, ToolSpec};
 
 /// Something that can be registered: one tool, or a set of tools sharing state.
@@ -104,8 +104,8 @@ struct ExecDefaults {
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
-    #[cfg(durable)]
-    job_queue: Option<crate::background::JobQueue>,
+    /// Another backend than the in-process one (a durable queue's `job_queue` sets it).
+    job_backend: Option<Arc<dyn MakeJobBackend>>,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -143,8 +143,7 @@ impl ToolkitBuilder {
                 layers: Vec::new(),
                 approval: None,
                 background_capacity: DEFAULT_BACKGROUND_CAPACITY,
-                #[cfg(durable)]
-                job_queue: None,
+                job_backend: None,
                 callbacks: Vec::new(),
             },
         }
@@ -354,14 +353,11 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Keep background jobs in a durable [`JobQueue`](crate::background::JobQueue) (SQLite or
-    /// Postgres) instead of this process: calls of `background` tools are stored there and run
-    /// by [`Worker`](crate::background::Worker)s, and the ledger is read from there. The
-    /// [`background_capacity`](Self::background_capacity) does not apply (the workers'
-    /// concurrency does).
-    #[cfg(durable)]
-    pub fn job_queue(mut self, queue: crate::background::JobQueue) -> Self {
-        self.exec.job_queue = Some(queue);
+    /// Keep background jobs in another backend than this process's (what a durable queue's
+    /// `job_queue` method does).
+    #[cfg_attr(not(durable), allow(dead_code))]
+    pub(crate) fn job_backend(mut self, backend: Arc<dyn MakeJobBackend>) -> Self {
+        self.exec.job_backend = Some(backend);
         self
     }
 
@@ -518,8 +514,7 @@ impl ToolkitBuilder {
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
                 defaults.callbacks,
-                #[cfg(durable)]
-                defaults.job_queue,
+                defaults.job_backend.as_deref(),
             )),
         };
         let inner = Arc::new(inner);

@@ -196,6 +196,7 @@ fn plan_params(
             kind: p.kind,
             rust_type: p.rust_type,
             check: p.check,
+            reads: p.reads,
             hidden: !p.kind.is_visible(),
             binding: None,
         };

@@ -27,13 +27,12 @@ use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
 
 use crate::args::{self, ArgPolicy};
-use crate::background::{BackgroundJobs, Job};
-use crate::context::{CallInfo, ToolContext, Values};
+use crate::context::{CallInfo, ContextReads, ToolContext, Values};
 use crate::dialect::{Dialect, NameMap};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
-#[cfg(durable)]
+use crate::jobs::{BackgroundJobs, Job, Submission};
 use crate::param::ParamKind;
 use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
@@ -374,17 +373,9 @@ impl Toolkit {
             return rejected(call.id, call.name, e);
         }
         let jobs = &self.inner.background;
-        #[cfg(durable)]
-        if jobs.durable().is_some()
-            && let Err(e) = self.check_durable_context(&call.name, ctx)
-        {
-            return rejected(call.id, call.name, e);
-        }
-        #[cfg(not(durable))]
-        let _ = ctx;
         let stack = self.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
-        let in_process = {
+        let run_here = {
             let (id, name) = (id.clone(), name.clone());
             move |shutdown: tokio_util::sync::CancellationToken| {
                 // The job outlives this call: it stops on toolkit shutdown, not with the caller.
@@ -392,14 +383,21 @@ impl Toolkit {
                     let ctx = args.context().clone().with_cancellation(shutdown);
                     args.set_context(ctx);
                 }
-                async move {
+                let run: futures::future::BoxFuture<'static, ToolResult> = Box::pin(async move {
                     let attempts = inv.attempt_counter();
                     let outcome = stack.run(inv).await;
                     ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
-                }
+                });
+                run
             }
         };
-        let job_id = match jobs.submit(call, in_process).await {
+        let submission = Submission {
+            reads: self.context_reads(&call.name),
+            call,
+            context: ctx,
+            run_here: Box::new(run_here),
+        };
+        let job_id = match jobs.submit(submission).await {
             Ok(job_id) => job_id,
             Err(error) => return rejected(id, name, error),
         };
@@ -412,51 +410,24 @@ impl Toolkit {
         result
     }
 
-    /// Refuse a durable background call whose context holds, at the call or agent level, a value
-    /// the tool takes by type: a worker runs the job with its toolkit's context only.
-    #[cfg(durable)]
-    fn check_durable_context(&self, name: &str, ctx: &ToolContext) -> Result<(), ToolError> {
+    /// What each `#[ctx]` parameter of a registered tool reads from the context, by its Rust
+    /// type (a backend that cannot carry a call's context refuses calls that need it).
+    fn context_reads(&self, name: &str) -> Vec<(&'static str, ContextReads)> {
         let Some(i) = self.lookup(name) else {
-            return Ok(());
+            return Vec::new();
         };
-        let local = ctx.local_type_names();
-        if local.is_empty() {
-            return Ok(());
-        }
-        let short = |ty: &str| -> String {
-            let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
-            let mut ty = ty.as_str();
-            for wrapper in ["Option<", "Ctx<"] {
-                if let Some(inner) = ty.strip_prefix(wrapper).and_then(|t| t.strip_suffix('>')) {
-                    ty = inner;
-                }
-            }
-            let base = ty.split('<').next().unwrap_or(ty);
-            base.rsplit("::").next().unwrap_or(base).to_string()
-        };
-        let local: Vec<String> = local.iter().map(|t| short(t)).collect();
-        let plan = &self.inner.entries[i].plan;
-        for param in plan.params.iter().filter(|p| p.kind == ParamKind::Context) {
-            let wanted = short(param.rust_type);
-            let shadowed = wanted == "ToolContext" || local.contains(&wanted);
-            if shadowed {
-                return Err(ToolError::new(
-                    ToolErrorKind::MissingContext,
-                    format!(
-                        "tool `{name}` cannot run in the background here: it takes `{wanted}` from \
-                         the context, and durable background jobs do not carry call or agent \
-                         context"
-                    ),
+        self.inner.entries[i]
+            .plan
+            .params
+            .iter()
+            .filter(|p| p.kind == ParamKind::Context)
+            .map(|p| {
+                (
+                    p.rust_type,
+                    p.reads.map_or(ContextReads::Nothing, |reads| reads()),
                 )
-                .with_detail(format!(
-                    "the call's context holds {local:?} at the call or agent level; a worker runs \
-                     the job with its own toolkit's context only. Put `{wanted}` in the toolkit \
-                     context of the workers (ToolkitBuilder::context) instead of the call's or \
-                     agent's"
-                )));
-            }
-        }
-        Ok(())
+            })
+            .collect()
     }
 
     /// Look the tool up, check it is active, resolve its arguments, and build the invocation.

@@ -83,7 +83,7 @@ impl RemoteAgent {
     ) -> Result<RemoteAgent, A2aClientError> {
         let card = match &config.card {
             Some(card) => card.clone(),
-            None => fetch_card(&http, &config.url, config.bearer.as_deref()).await?,
+            None => fetch_card(&http, &config.url, config.endpoint.token()).await?,
         };
         Self::from_card(config, http, card)
     }
@@ -114,8 +114,8 @@ impl RemoteAgent {
                 let transport: Box<dyn Transport> =
                     Box::new(JsonRpcTransport::new(http, interface.url.clone()));
                 let mut interceptors: Vec<Arc<dyn CallInterceptor>> = Vec::new();
-                if let Some(token) = &config.bearer {
-                    interceptors.push(Arc::new(AuthInterceptor::bearer(token.clone())));
+                if let Some(token) = config.endpoint.token() {
+                    interceptors.push(Arc::new(AuthInterceptor::bearer(token.to_owned())));
                 }
                 let mut client = A2AClient::new(transport).with_interceptors(interceptors);
                 if let Some(tenant) = interface.tenant.as_deref().filter(|t| !t.is_empty()) {
@@ -126,7 +126,7 @@ impl RemoteAgent {
             WireVersion::V03 => Wire::V03(V03Client::new(
                 http,
                 interface.url.clone(),
-                config.bearer.clone(),
+                config.endpoint.token().map(str::to_owned),
             )),
         };
         Ok(RemoteAgent {

@@ -11,7 +11,9 @@ use a2a::AgentCard;
 
 use super::error::A2aClientError;
 use super::wire::WireVersion;
-use crate::tls::{self, TrustedRoots};
+use crate::endpoint::EndpointSettings;
+use crate::error::Cause;
+use crate::tls::{TlsError, TrustedRoots};
 
 /// Where an A2A agent is and how to reach it: the one configuration of a connection, whether
 /// it is made alone ([`RemoteAgent::connect`](super::RemoteAgent::connect)) or for a registry
@@ -48,9 +50,7 @@ use crate::tls::{self, TrustedRoots};
 pub struct AgentConfig {
     pub(super) url: String,
     pub(super) card: Option<AgentCard>,
-    pub(super) bearer: Option<String>,
-    pub(super) headers: Vec<(String, String)>,
-    pub(super) roots: Option<TrustedRoots>,
+    pub(super) endpoint: EndpointSettings,
     pub(super) prefer: WireVersion,
     pub(super) prefix: Option<String>,
     pub(super) groups: Vec<String>,
@@ -62,13 +62,7 @@ impl fmt::Debug for AgentConfig {
         f.debug_struct("AgentConfig")
             .field("url", &self.url)
             .field("card", &self.card.as_ref().map(|c| &c.name))
-            // The token is a secret: say whether there is one, never what it is.
-            .field("bearer", &self.bearer.as_ref().map(|_| "(redacted)"))
-            .field(
-                "headers",
-                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
-            )
-            .field("roots", &self.roots)
+            .field("endpoint", &self.endpoint)
             .field("prefer", &self.prefer)
             .field("prefix", &self.prefix)
             .field("groups", &self.groups)
@@ -84,9 +78,7 @@ impl AgentConfig {
         AgentConfig {
             url: url.into(),
             card: None,
-            bearer: None,
-            headers: Vec::new(),
-            roots: None,
+            endpoint: EndpointSettings::new(),
             prefer: WireVersion::V1,
             prefix: None,
             groups: Vec::new(),
@@ -105,7 +97,7 @@ impl AgentConfig {
 
     /// Send `Authorization: Bearer <token>` with every request (the card fetch included).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer = Some(token.into());
+        self.endpoint = self.endpoint.bearer_token(token);
         self
     }
 
@@ -113,14 +105,24 @@ impl AgentConfig {
     /// agent's gateway wants. Repeatable; a name given twice is sent twice. Values are never
     /// printed by `Debug`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.endpoint = self.endpoint.header(name, value);
         self
     }
 
     /// Trust these roots for an `https://` agent (default: the system's, see
     /// [`TrustedRoots`]), e.g. to reach an agent whose certificate a private CA signed.
     pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
-        self.roots = Some(roots);
+        self.endpoint = self.endpoint.trusted_roots(roots);
+        self
+    }
+
+    /// Reach the agent with these settings (token, headers, roots, connect timeout; the
+    /// default connect timeout is 10 s, and there is no request timeout: streams last as long
+    /// as the remote work does, and the toolkit's timeouts bound calls). Replaces what
+    /// [`bearer_token`](Self::bearer_token), [`header`](Self::header) and
+    /// [`trusted_roots`](Self::trusted_roots) set before.
+    pub fn endpoint(mut self, endpoint: EndpointSettings) -> Self {
+        self.endpoint = endpoint;
         self
     }
 
@@ -165,22 +167,13 @@ impl AgentConfig {
         shared: Option<(&reqwest::Client, &TrustedRoots)>,
     ) -> Result<reqwest::Client, A2aClientError> {
         if let Some((client, _)) = shared
-            && self.headers.is_empty()
-            && self.roots.is_none()
+            && self.endpoint.is_plain()
         {
             return Ok(client.clone());
         }
-        let roots = match (&self.roots, shared) {
-            (Some(roots), _) => roots.clone(),
-            (None, Some((_, roots))) => roots.clone(),
-            (None, None) => TrustedRoots::system(),
-        };
-        let mut headers = reqwest::header::HeaderMap::new();
-        for (name, value) in &self.headers {
-            let (name, value) = tls::header(name, value).map_err(A2aClientError::Config)?;
-            headers.append(name, value);
-        }
-        build_client(&roots, headers)
+        let system = TrustedRoots::system();
+        let roots = shared.map_or(&system, |(_, roots)| roots);
+        build_client(&self.endpoint, roots)
     }
 }
 
@@ -208,16 +201,22 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The HTTP client shared by the agents of a registry that ask for nothing of their own.
 pub(super) fn shared_http_client(roots: &TrustedRoots) -> Result<reqwest::Client, A2aClientError> {
-    build_client(roots, reqwest::header::HeaderMap::new())
+    build_client(&EndpointSettings::new(), roots)
 }
 
-/// An A2A client trusting `roots` and sending `headers` with every request.
+/// An A2A client for `endpoint` (its roots, else `roots`), sending its headers with every
+/// request; the bearer token is sent by the A2A clients themselves.
 fn build_client(
+    endpoint: &EndpointSettings,
     roots: &TrustedRoots,
-    headers: reqwest::header::HeaderMap,
 ) -> Result<reqwest::Client, A2aClientError> {
-    tls::client_builder(roots, CONNECT_TIMEOUT)?
-        .default_headers(headers)
+    Ok(endpoint
+        .client_builder(roots, CONNECT_TIMEOUT)?
+        .default_headers(
+            endpoint
+                .header_map(false)
+                .map_err(|e| A2aClientError::Config(e.to_string()))?,
+        )
         .build()
-        .map_err(|e| A2aClientError::Tls(tls::TlsError::Setup(e.to_string())))
+        .map_err(|e| TlsError::Setup(Cause::new(e)))?)
 }

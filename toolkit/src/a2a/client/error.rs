@@ -6,6 +6,7 @@ use a2a::A2AError;
 use a2a::error_code;
 
 use crate::a2a::parts::InvalidToolsPart;
+use crate::error::Cause;
 
 /// Why a call to a remote A2A agent failed.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -13,12 +14,12 @@ use crate::a2a::parts::InvalidToolsPart;
 pub enum A2aClientError {
     /// The agent could not be reached, or the connection broke before the answer was complete.
     /// Worth retrying.
-    #[error("could not reach the A2A agent at {url}: {message}")]
+    #[error("could not reach the A2A agent at {url}: {source}")]
     Connection {
         /// The URL called.
         url: String,
-        /// What failed (from the HTTP client).
-        message: String,
+        /// What failed: the HTTP client's error (or the A2A SDK's), kept as the source.
+        source: Cause,
     },
     /// The agent answered with a JSON-RPC error.
     #[error("the A2A agent at {url} answered with error {code}: {message}")]
@@ -159,7 +160,7 @@ impl A2aClientError {
         if from_client && CONNECTION.iter().any(|p| error.message.starts_with(p)) {
             return A2aClientError::Connection {
                 url,
-                message: error.message,
+                source: Cause::explained(error.message.clone(), error),
             };
         }
         if from_client && PROTOCOL.iter().any(|p| error.message.starts_with(p)) {
@@ -186,7 +187,7 @@ impl A2aClientError {
         } else {
             A2aClientError::Connection {
                 url: url.to_string(),
-                message,
+                source: Cause::explained(message, error),
             }
         }
     }

@@ -63,9 +63,15 @@ pub(super) fn remote_tool_error(artifacts: &[&Artifact], message: String) -> Too
             .iter()
             .find_map(|a| a.metadata.as_ref().and_then(|m| m.get(key)).cloned())
     };
-    match meta("error_kind").as_ref().and_then(Value::as_str) {
-        Some("invalid_arguments" | "hidden_argument") => ToolError::invalid_arguments(message),
-        Some("timeout") => ToolError::new(ToolErrorKind::Timeout, message),
+    let kind = meta("error_kind")
+        .as_ref()
+        .and_then(Value::as_str)
+        .and_then(|kind| kind.parse::<ToolErrorKind>().ok());
+    match kind {
+        Some(ToolErrorKind::InvalidArguments | ToolErrorKind::HiddenArgument) => {
+            ToolError::invalid_arguments(message)
+        }
+        Some(ToolErrorKind::Timeout) => ToolError::new(ToolErrorKind::Timeout, message),
         _ => ToolError::execution(message)
             .with_retryable(meta("retryable") == Some(Value::Bool(true))),
     }

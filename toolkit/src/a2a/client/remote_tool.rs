@@ -344,7 +344,7 @@ impl ToolInner {
         }
         Err(self.transport_error(A2aClientError::Connection {
             url: agent.endpoint().to_string(),
-            message: "the event stream ended before the task finished".into(),
+            source: "the event stream ended before the task finished".into(),
         }))
     }
 

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::error::A2aClientError;
 use super::wire::EventStream;
 use crate::a2a::compat;
+use crate::error::Cause;
 use crate::util::prefix;
 
 /// A JSON-RPC client for one 0.3 endpoint.
@@ -87,7 +88,7 @@ impl V03Client {
                         Err(e) => {
                             let error = A2aClientError::Connection {
                                 url: endpoint.clone(),
-                                message: format!("event stream failed: {e}"),
+                                source: Cause::explained(format!("event stream failed: {e}"), e),
                             };
                             return Some((Err(error), (events, true)));
                         }

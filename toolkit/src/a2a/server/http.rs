@@ -89,8 +89,8 @@ async fn agent_card(State(state): State<AppState>, headers: HeaderMap) -> Respon
 fn authorized(options: &ServerOptions, headers: &HeaderMap) -> bool {
     options
         .bearer_token
-        .as_deref()
-        .is_none_or(|token| crate::util::bearer_matches(headers, token))
+        .as_ref()
+        .is_none_or(|token| token.is_bearer_in(headers))
 }
 
 async fn json_rpc(State(state): State<AppState>, request: Request) -> Response {

@@ -5,6 +5,8 @@ use std::fmt;
 
 use a2a::AgentCard;
 
+use crate::endpoint::Secret;
+
 /// The settings [`A2aToolServer`](super::A2aToolServer), [`A2aAgentServer`](super::A2aAgentServer)
 /// and [`a2a_router`](super::a2a_router) share: who the agent says it is on its card, and how
 /// its endpoint is protected and reached. Pass them with each server's `options`.
@@ -26,7 +28,7 @@ pub struct ServerOptions {
     pub(crate) name: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) version: Option<String>,
-    pub(crate) bearer_token: Option<String>,
+    pub(crate) bearer_token: Option<Secret>,
     pub(crate) max_body_bytes: Option<usize>,
     pub(crate) public_url: Option<String>,
     #[cfg(durable)]
@@ -64,7 +66,7 @@ impl ServerOptions {
     /// Require `Authorization: Bearer <token>` on the JSON-RPC endpoint (the card stays public
     /// and declares the scheme). Default: no auth.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
+        self.bearer_token = Some(Secret(token.into()));
         self
     }
 
@@ -128,15 +130,11 @@ impl ServerOptions {
 
 impl fmt::Debug for ServerOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The token is a secret: say whether there is one, never what it is.
         let mut f = f.debug_struct("ServerOptions");
         f.field("name", &self.name)
             .field("description", &self.description)
             .field("version", &self.version)
-            .field(
-                "bearer_token",
-                &self.bearer_token.as_ref().map(|_| "<redacted>"),
-            )
+            .field("bearer_token", &self.bearer_token)
             .field("max_body_bytes", &self.body_limit())
             .field("public_url", &self.public_url);
         #[cfg(durable)]

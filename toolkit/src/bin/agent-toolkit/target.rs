@@ -2,6 +2,7 @@
 
 use agent_toolkit::a2a::client::{A2aClientError, AgentConfig, RemoteAgent, RemoteToolRegistry};
 use agent_toolkit::a2a::types::AgentCard;
+use agent_toolkit::endpoint::EndpointSettings;
 use agent_toolkit::mcp::{McpClient, McpClientOptions, McpError, McpTarget};
 use agent_toolkit::tls::TrustedRoots;
 use agent_toolkit::{
@@ -52,10 +53,7 @@ impl Target {
             ))));
         }
         if let Some(url) = &args.server.mcp_url {
-            let mut options = McpClientOptions::default();
-            options.bearer_token = connection.token.clone();
-            options.headers = headers(connection)?;
-            options.trusted_roots = trusted_roots(connection)?;
+            let options = McpClientOptions::new().endpoint(endpoint(connection)?);
             return Ok(Target::Mcp(McpClient::with_options(
                 McpTarget::url(url.clone()),
                 options,
@@ -304,16 +302,21 @@ fn trusted_roots(connection: &Connection) -> Result<TrustedRoots, CliError> {
     }
 }
 
-/// How to reach the agent at `url`.
-fn agent_config(url: &str, connection: &Connection) -> Result<AgentConfig, CliError> {
-    let mut config = AgentConfig::new(url).trusted_roots(trusted_roots(connection)?);
+/// How to reach a server: `--token`, `--header`s and `--ca-cert`, the same for A2A and MCP.
+fn endpoint(connection: &Connection) -> Result<EndpointSettings, CliError> {
+    let mut endpoint = EndpointSettings::new().trusted_roots(trusted_roots(connection)?);
     if let Some(token) = &connection.token {
-        config = config.bearer_token(token);
+        endpoint = endpoint.bearer_token(token);
     }
     for (name, value) in headers(connection)? {
-        config = config.header(name, value);
+        endpoint = endpoint.header(name, value);
     }
-    Ok(config)
+    Ok(endpoint)
+}
+
+/// How to reach the agent at `url`.
+fn agent_config(url: &str, connection: &Connection) -> Result<AgentConfig, CliError> {
+    Ok(AgentConfig::new(url).endpoint(endpoint(connection)?))
 }
 
 /// The agent card at `url`.

@@ -6,8 +6,6 @@
 //! streaming sends typed events (`content_block_start`, `content_block_delta`, ...) with
 //! tool arguments as `partial_json` fragments.
 
-use std::time::Duration;
-
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
@@ -21,7 +19,7 @@ use super::{
     ToolChoice, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
-use crate::exec::RetryPolicy;
+use crate::endpoint::Secret;
 use crate::tool::ToolCall;
 
 mod stream;
@@ -75,7 +73,7 @@ impl AnthropicMessagesBuilder {
 
     /// The key sent as `x-api-key`. Optional only for proxies that add it themselves.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.http.api_key = Some(key.into());
+        self.http.api_key = Some(Secret(key.into()));
         self
     }
 
@@ -96,37 +94,11 @@ impl AnthropicMessagesBuilder {
     /// A header sent with every request (`anthropic-beta`, say); it replaces a header of the
     /// same name set by the provider, `anthropic-version` included.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.http.headers.push((name.into(), value.into()));
+        self.http.endpoint = self.http.endpoint.header(name, value);
         self
     }
 
-    /// Total time a non-streaming request may take, and the longest silence tolerated while
-    /// streaming (default 10 minutes); connecting waits at most 30 s, or this if shorter. A
-    /// server that stalls ends the request with [`ModelError::Transport`] ("timed out"), retried
-    /// under [`retry`](Self::retry) like any transport failure.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.http.timeout = timeout;
-        self
-    }
-
-    /// How transient failures (rate limits, 5xx, 408, connection errors) are retried. The
-    /// default is `RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)`
-    /// `.with_max_backoff(Duration::from_secs(60)).with_jitter(0.5)`: 2 retries, waiting
-    /// about 500 ms and then 1 s. A server's `retry-after` is honoured when it is longer than
-    /// the backoff; one longer than the policy's `max_backoff` is not waited for, and the
-    /// error is returned at once ([`ModelError::RateLimited`] carries the wait).
-    /// [`RetryPolicy::none`] turns retries off.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.http.retry = policy;
-        self
-    }
-
-    /// The roots an `https://` endpoint's certificate is checked against (default: the
-    /// system's), e.g. a local gateway with a certificate from a private CA.
-    pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
-        self.http.roots = roots;
-        self
-    }
+    http::connection_methods!();
 
     /// Whether tool calls the model writes as text are read as calls (default `true`): what
     /// [`OpenAiChatBuilder::text_tool_calls`](super::OpenAiChatBuilder::text_tool_calls)
@@ -150,7 +122,7 @@ impl AnthropicMessagesBuilder {
         if let Some(key) = &self.http.api_key {
             headers.push(http::secret_header(
                 HeaderName::from_static("x-api-key"),
-                key,
+                &key.0,
             )?);
         }
         Ok(AnthropicMessages {

@@ -220,7 +220,7 @@ impl StreamAssembler for StreamState {
 /// An `error` event, sent after a success status when the failure happens mid-stream. An
 /// error with an HTTP status in `code` (llama.cpp's) is that status; otherwise its `type` is one
 /// of Anthropic's error types, each documented with an HTTP status. Mapping back to the status
-/// lets [`ModelError::is_transient`] judge it like the same error sent up front.
+/// lets [`ModelError::is_retryable`] judge it like the same error sent up front.
 fn stream_error(error: Value) -> ModelError {
     let code = error
         .get("code")

@@ -17,6 +17,8 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 use reqwest::{Response, StatusCode};
 
+use crate::endpoint::{EndpointSettings, Secret};
+use crate::error::Cause;
 use crate::exec::RetryPolicy;
 use crate::model::ModelError;
 use crate::tls::TrustedRoots;
@@ -42,15 +44,14 @@ pub(crate) fn default_retry() -> RetryPolicy {
         .with_jitter(0.5)
 }
 
-/// Settings every HTTP provider builder collects.
-#[derive(Clone)]
+/// Settings every HTTP provider builder collects: where the API is, its key, how to reach it
+/// (the library's one [`EndpointSettings`]) and how to retry.
+#[derive(Clone, Debug)]
 pub(crate) struct HttpSettings {
     pub(crate) base_url: Option<String>,
-    pub(crate) api_key: Option<String>,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) timeout: Duration,
+    pub(crate) api_key: Option<Secret>,
+    pub(crate) endpoint: EndpointSettings,
     pub(crate) retry: RetryPolicy,
-    pub(crate) roots: TrustedRoots,
 }
 
 impl Default for HttpSettings {
@@ -58,39 +59,69 @@ impl Default for HttpSettings {
         HttpSettings {
             base_url: None,
             api_key: None,
-            headers: Vec::new(),
-            timeout: DEFAULT_TIMEOUT,
+            endpoint: EndpointSettings::new(),
             retry: default_retry(),
-            roots: TrustedRoots::system(),
         }
     }
 }
 
-impl std::fmt::Debug for HttpSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never print the key: builders end up in logs.
-        f.debug_struct("HttpSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field(
-                "headers",
-                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
-            )
-            .field("timeout", &self.timeout)
-            .field("retry", &self.retry)
-            .field("roots", &self.roots)
-            .finish()
+impl HttpSettings {
+    /// The request timeout (for a stream: the longest silence).
+    fn timeout(&self) -> Duration {
+        self.endpoint.request_timeout.unwrap_or(DEFAULT_TIMEOUT)
     }
 }
+
+/// The connection methods every HTTP provider builder has, written once: `timeout`, `retry`,
+/// `trusted_roots` and `endpoint`, over the builder's `http: HttpSettings`.
+macro_rules! connection_methods {
+    () => {
+        /// Total time a non-streaming request may take, and the longest silence tolerated
+        /// while streaming (default 10 minutes); connecting waits at most 30 s, or this if
+        /// shorter. A server that stalls ends the request with
+        /// [`ModelError::Transport`](crate::model::ModelError::Transport) ("timed out"),
+        /// retried under [`retry`](Self::retry) like any transport failure.
+        pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.http.endpoint = self.http.endpoint.request_timeout(timeout);
+            self
+        }
+
+        /// How transient failures (rate limits, 5xx, 408, connection errors) are retried. The
+        /// default is `RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)`
+        /// `.with_max_backoff(Duration::from_secs(60)).with_jitter(0.5)`: 2 retries, waiting
+        /// about 500 ms and then 1 s. A server's `retry-after` is honoured when it is longer
+        /// than the backoff; one longer than the policy's `max_backoff` is not waited for, and
+        /// the error is returned at once
+        /// ([`ModelError::RateLimited`](crate::model::ModelError::RateLimited) carries the
+        /// wait). [`RetryPolicy::none`](crate::RetryPolicy::none) turns retries off.
+        pub fn retry(mut self, policy: crate::RetryPolicy) -> Self {
+            self.http.retry = policy;
+            self
+        }
+
+        /// The roots an `https://` endpoint's certificate is checked against (default: the
+        /// system's), e.g. a local gateway with a certificate from a private CA.
+        pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
+            self.http.endpoint = self.http.endpoint.trusted_roots(roots);
+            self
+        }
+
+        /// Reach the API with these settings: a bearer token or other headers a gateway
+        /// wants, trusted roots, the connect timeout and the [`timeout`](Self::timeout).
+        /// Replaces what [`header`](Self::header), [`timeout`](Self::timeout) and
+        /// [`trusted_roots`](Self::trusted_roots) set before; the [`api_key`](Self::api_key)
+        /// is kept.
+        pub fn endpoint(mut self, endpoint: crate::endpoint::EndpointSettings) -> Self {
+            self.http.endpoint = endpoint;
+            self
+        }
+    };
+}
+pub(crate) use connection_methods;
 
 /// An error in the settings a builder was given, reported before any request is made.
 pub(crate) fn config_error(what: impl std::fmt::Display) -> ModelError {
     ModelError::Config(what.to_string())
-}
-
-/// A header from user input, refused with a message naming it rather than panicking.
-pub(crate) fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ModelError> {
-    crate::tls::header(name, value).map_err(config_error)
 }
 
 /// A header carrying a secret: marked sensitive so that it is never printed.
@@ -153,23 +184,27 @@ impl Endpoint {
         for (name, value) in provider_headers {
             headers.insert(name, value);
         }
-        for (name, value) in &settings.headers {
-            let (name, value) = header(name, value)?;
-            headers.insert(name, value);
+        // The user's headers (and bearer token) replace the provider's of the same name.
+        let user = settings.endpoint.header_map(true).map_err(config_error)?;
+        for name in user.keys() {
+            headers.remove(name);
         }
+        headers.extend(user);
         // `read_timeout` bounds each silence rather than the whole exchange, so that a long
         // stream is not cut; non-streaming requests also get a total timeout per request.
-        let connect = settings.timeout.min(CONNECT_TIMEOUT);
-        let client = crate::tls::client_builder(&settings.roots, connect)
+        let timeout = settings.timeout();
+        let client = settings
+            .endpoint
+            .client_builder(&TrustedRoots::system(), timeout.min(CONNECT_TIMEOUT))
             .map_err(config_error)?
-            .read_timeout(settings.timeout)
+            .read_timeout(timeout)
             .build()
             .map_err(|e| config_error(format!("the HTTP client cannot be set up: {e}")))?;
         Ok(Endpoint {
             client,
             url,
             headers,
-            timeout: settings.timeout,
+            timeout,
             retry: settings.retry.clone(),
         })
     }
@@ -221,7 +256,7 @@ impl Endpoint {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
-            if retries >= self.retry.max_retries || !failure.error.is_transient() {
+            if retries >= self.retry.max_retries || !failure.error.is_retryable() {
                 return Err(failure.error);
             }
             retries += 1;
@@ -304,11 +339,12 @@ pub(crate) fn clip(text: &str) -> String {
 /// refused" is two levels down and is what a user needs to read).
 fn transport(error: reqwest::Error) -> ModelError {
     let chain = crate::util::error_chain(&error);
-    ModelError::Transport(if error.is_timeout() {
+    let message = if error.is_timeout() {
         format!("timed out: {chain}")
     } else {
         chain
-    })
+    };
+    ModelError::Transport(Cause::explained(message, error))
 }
 
 /// Parses a JSON document into `T`, saying where it did not fit.

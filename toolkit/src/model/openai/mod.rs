@@ -8,7 +8,6 @@
 //! missing ids or `finish_reason`), strict where a response cannot be trusted.
 
 use std::borrow::Cow;
-use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -24,7 +23,7 @@ use super::{
     ToolChoice, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
-use crate::exec::RetryPolicy;
+use crate::endpoint::Secret;
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
@@ -79,7 +78,7 @@ impl OpenAiChatBuilder {
 
     /// The bearer token. Optional: local servers usually need none.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.http.api_key = Some(key.into());
+        self.http.api_key = Some(Secret(key.into()));
         self
     }
 
@@ -92,37 +91,11 @@ impl OpenAiChatBuilder {
     /// A header sent with every request (OpenRouter's `HTTP-Referer`, an organisation id);
     /// it replaces a header of the same name set by the provider.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.http.headers.push((name.into(), value.into()));
+        self.http.endpoint = self.http.endpoint.header(name, value);
         self
     }
 
-    /// Total time a non-streaming request may take, and the longest silence tolerated while
-    /// streaming (default 10 minutes); connecting waits at most 30 s, or this if shorter. A
-    /// server that stalls ends the request with [`ModelError::Transport`] ("timed out"), retried
-    /// under [`retry`](Self::retry) like any transport failure.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.http.timeout = timeout;
-        self
-    }
-
-    /// How transient failures (rate limits, 5xx, 408, connection errors) are retried. The
-    /// default is `RetryPolicy::exponential(2, Duration::from_millis(500), 2.0)`
-    /// `.with_max_backoff(Duration::from_secs(60)).with_jitter(0.5)`: 2 retries, waiting
-    /// about 500 ms and then 1 s. A server's `retry-after` is honoured when it is longer than
-    /// the backoff; one longer than the policy's `max_backoff` is not waited for, and the
-    /// error is returned at once ([`ModelError::RateLimited`] carries the wait).
-    /// [`RetryPolicy::none`] turns retries off.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.http.retry = policy;
-        self
-    }
-
-    /// The roots an `https://` endpoint's certificate is checked against (default: the
-    /// system's), e.g. a local gateway with a certificate from a private CA.
-    pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
-        self.http.roots = roots;
-        self
-    }
+    http::connection_methods!();
 
     /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
     /// arguments matching the schema. Many compatible servers ignore or reject it, so the
@@ -172,7 +145,7 @@ impl OpenAiChatBuilder {
         if let Some(key) = &self.http.api_key {
             headers.push(http::secret_header(
                 AUTHORIZATION,
-                &format!("Bearer {key}"),
+                &format!("Bearer {}", key.0),
             )?);
         }
         Ok(OpenAiChat {

@@ -58,7 +58,7 @@ pub(super) struct State {
 /// The router of this server, to close tasks through its own `CancelTask`.
 pub(super) struct TaskCloser {
     pub(super) router: OnceLock<axum::Router>,
-    pub(super) bearer: Option<String>,
+    pub(super) bearer: Option<crate::endpoint::Secret>,
 }
 
 /// What every turn needs.
@@ -147,7 +147,10 @@ impl Shared {
             .header(axum::http::header::CONTENT_TYPE, "application/json")
             .header("a2a-version", "1.0");
         if let Some(token) = bearer {
-            request = request.header(axum::http::header::AUTHORIZATION, format!("Bearer {token}"));
+            request = request.header(
+                axum::http::header::AUTHORIZATION,
+                format!("Bearer {}", token.0),
+            );
         }
         let outcome = match request.body(axum::body::Body::from(body.to_string())) {
             Ok(request) => match router.oneshot(request).await {

@@ -7,12 +7,12 @@ use std::time::Duration;
 use apalis::prelude::{AbortError, BackendExt, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
 use tokio_util::sync::CancellationToken;
 
-use super::JobError;
-use super::durable::{self, Payload};
 use super::job_queue::JobQueue;
+use super::ledger::{self, Payload};
 use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::jobs::JobError;
 use crate::storage::Pool;
 use crate::storage::stored;
 use crate::tool::ToolResult;
@@ -291,7 +291,7 @@ impl Runner {
                 // A payload that still names its job ends that job with the reason.
                 let job = payload.get("job").and_then(serde_json::Value::as_u64);
                 if let Some(job) = job
-                    && let Some(row) = durable::load(&self.queue, job).await?
+                    && let Some(row) = ledger::load(&self.queue, job).await?
                 {
                     let error = ToolError::execution(
                         "the background job could not be run: its stored form is not one \
@@ -307,7 +307,7 @@ impl Runner {
         };
         let id = payload.job;
         // A database error here is apalis's to retry: nothing ran yet.
-        let Some(row) = durable::load(&self.queue, id).await? else {
+        let Some(row) = ledger::load(&self.queue, id).await? else {
             return Err(abort(format!(
                 "worker `{}` got job {id}, which is not in the ledger of queue `{queue}`",
                 self.worker
@@ -352,7 +352,7 @@ impl Runner {
             if row.state == "pending" {
                 // Until the tool is entered, this worker knows it has not run.
                 crate::util::lock(&self.unstarted).insert(id);
-                match durable::begin(&self.queue, id, &self.worker).await {
+                match ledger::begin(&self.queue, id, &self.worker).await {
                     Ok(true) => {}
                     Ok(false) => {
                         crate::util::lock(&self.unstarted).remove(&id);
@@ -376,7 +376,7 @@ impl Runner {
     async fn store(&self, id: u64, result: &ToolResult) {
         let mut wait = Duration::from_millis(100);
         loop {
-            match durable::finish(&self.queue, id, result).await {
+            match ledger::finish(&self.queue, id, result).await {
                 Ok(true) => return,
                 Ok(false) => {
                     tracing::warn!(

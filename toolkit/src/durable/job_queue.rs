@@ -2,8 +2,12 @@
 
 use std::time::Duration;
 
-use super::JobError;
-use crate::storage::Database;
+use std::sync::Arc;
+
+use crate::jobs::JobError;
+use crate::storage::migrate::{self, Step};
+use crate::storage::{Database, Pool};
+use crate::toolkit::ToolkitBuilder;
 
 /// A durable queue of background jobs and its ledger, in a SQLite file (feature `sqlite`) or
 /// a Postgres database (feature `postgres`), on the [apalis](https://docs.rs/apalis) job engine.
@@ -87,7 +91,7 @@ impl JobQueue {
             db: db.clone(),
             settings: Settings::new(),
         };
-        super::durable::setup(&queue).await?;
+        setup(&queue).await?;
         Ok(queue)
     }
 
@@ -161,5 +165,95 @@ impl Settings {
             retention: Duration::from_secs(7 * 24 * 3600),
             heartbeat: Duration::from_secs(2),
         }
+    }
+}
+
+/// The ledger's schema, step by step (see [`migrate`]).
+///
+/// 1. The ledger as it was first released.
+/// 2. Who claimed a result (`taker`, `notifier`) and when: a result is marked taken or
+///    reported only once the process that claimed it has it, so a reply lost on the way does
+///    not lose the result. Which worker marked a job started (`started_by`): a worker that
+///    knows it never entered the tool (the mark's reply was lost) runs it.
+const STEPS: &[Step] = &[
+    Step {
+        version: 1,
+        sqlite: &[
+            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL, call_id TEXT NOT NULL,
+                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
+                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
+                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms INTEGER NOT NULL,
+                finished_ms INTEGER)",
+            INDEX_STATE,
+            INDEX_CALL,
+            INDEX_UNREPORTED,
+        ],
+        postgres: &[
+            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
+                id BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, call_id TEXT NOT NULL,
+                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
+                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
+                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms BIGINT NOT NULL,
+                finished_ms BIGINT)",
+            INDEX_STATE,
+            INDEX_CALL,
+            INDEX_UNREPORTED,
+        ],
+    },
+    Step {
+        version: 2,
+        sqlite: &[
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taker TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taken_ms INTEGER",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notifier TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notified_ms INTEGER",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN started_by TEXT",
+        ],
+        postgres: &[
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taker TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taken_ms BIGINT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notifier TEXT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notified_ms BIGINT",
+            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS started_by TEXT",
+        ],
+    },
+];
+
+const INDEX_STATE: &str =
+    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_state ON agent_toolkit_jobs (queue, state, id)";
+const INDEX_CALL: &str =
+    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_call ON agent_toolkit_jobs (queue, call_id)";
+const INDEX_UNREPORTED: &str = "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_unreported \
+    ON agent_toolkit_jobs (queue, id) WHERE notified = FALSE AND state IN ('finished', 'failed')";
+
+/// Create apalis's tables and the ledger, or bring the ledger up to date. Safe from several
+/// processes at once: they take turns (see [`migrate`]).
+async fn setup(queue: &JobQueue) -> Result<(), JobError> {
+    queue.check()?;
+    let db = &queue.db;
+    let apalis = async {
+        match &db.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => apalis_sqlite::SqliteStorage::setup(pool)
+                .await
+                .map_err(|e| db.error(e)),
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => apalis_postgres::PostgresStorage::setup(pool)
+                .await
+                .map_err(|e| db.error(e)),
+        }
+    };
+    migrate::migrate(db, "jobs", STEPS, apalis).await?;
+    Ok(())
+}
+
+impl ToolkitBuilder {
+    /// Keep background jobs in a durable [`JobQueue`] (SQLite or Postgres) instead of this
+    /// process: calls are stored before their pending result is returned, run by
+    /// [`Worker`](super::Worker)s, and the ledger is read from there. The toolkit's
+    /// `background_capacity` does not apply (workers have their own concurrency).
+    pub fn job_queue(self, queue: JobQueue) -> Self {
+        self.job_backend(Arc::new(queue))
     }
 }

@@ -15,77 +15,21 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, UNIX_EPOCH};
 
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::job_queue::JobQueue;
-use super::{JobError, JobRecord, JobStatus, Notifier, Submitted};
+use crate::context::{ContextReads, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::storage::migrate::{self, Step};
+use crate::jobs::{
+    JobBackend, JobError, JobRecord, JobStatus, MakeJobBackend, Notifier, Submission, Submitted,
+};
 use crate::storage::stored::{self, Stored};
 use crate::storage::{Pool, now_ms, on_pool};
 use crate::tool::result::{Job, JobId};
 use crate::tool::{Content, ToolCall, ToolOutput, ToolResult};
-
-/// The ledger's schema, step by step (see [`migrate`]).
-///
-/// 1. The ledger as it was first released.
-/// 2. Who claimed a result (`taker`, `notifier`) and when: a result is marked taken or
-///    reported only once the process that claimed it has it, so a reply lost on the way does
-///    not lose the result. Which worker marked a job started (`started_by`): a worker that
-///    knows it never entered the tool (the mark's reply was lost) runs it.
-const STEPS: &[Step] = &[
-    Step {
-        version: 1,
-        sqlite: &[
-            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-                id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL, call_id TEXT NOT NULL,
-                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
-                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
-                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms INTEGER NOT NULL,
-                finished_ms INTEGER)",
-            INDEX_STATE,
-            INDEX_CALL,
-            INDEX_UNREPORTED,
-        ],
-        postgres: &[
-            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-                id BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, call_id TEXT NOT NULL,
-                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
-                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
-                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms BIGINT NOT NULL,
-                finished_ms BIGINT)",
-            INDEX_STATE,
-            INDEX_CALL,
-            INDEX_UNREPORTED,
-        ],
-    },
-    Step {
-        version: 2,
-        sqlite: &[
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taker TEXT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN taken_ms INTEGER",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notifier TEXT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN notified_ms INTEGER",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN started_by TEXT",
-        ],
-        postgres: &[
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taker TEXT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS taken_ms BIGINT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notifier TEXT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS notified_ms BIGINT",
-            "ALTER TABLE agent_toolkit_jobs ADD COLUMN IF NOT EXISTS started_by TEXT",
-        ],
-    },
-];
-
-const INDEX_STATE: &str =
-    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_state ON agent_toolkit_jobs (queue, state, id)";
-const INDEX_CALL: &str =
-    "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_call ON agent_toolkit_jobs (queue, call_id)";
-const INDEX_UNREPORTED: &str = "CREATE INDEX IF NOT EXISTS agent_toolkit_jobs_unreported \
-    ON agent_toolkit_jobs (queue, id) WHERE notified = FALSE AND state IN ('finished', 'failed')";
 
 const COLUMNS: &str =
     "id, call_id, tool, arguments, state, result, taken, submitted_ms, started_by";
@@ -111,27 +55,6 @@ impl Stored for Payload {
 /// The error of a statement on the queue's database.
 pub(super) fn db_error(queue: &JobQueue, error: sqlx::Error) -> JobError {
     JobError::Database(queue.db.error(error))
-}
-
-/// Create apalis's tables and the ledger, or bring the ledger up to date. Safe from several
-/// processes at once: they take turns (see [`migrate`]).
-pub(super) async fn setup(queue: &JobQueue) -> Result<(), JobError> {
-    queue.check()?;
-    let db = &queue.db;
-    let apalis = async {
-        match &db.pool {
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => apalis_sqlite::SqliteStorage::setup(pool)
-                .await
-                .map_err(|e| db.error(e)),
-            #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => apalis_postgres::PostgresStorage::setup(pool)
-                .await
-                .map_err(|e| db.error(e)),
-        }
-    };
-    migrate::migrate(db, "jobs", STEPS, apalis).await?;
-    Ok(())
 }
 
 /// One ledger row as stored.
@@ -267,8 +190,9 @@ fn decode_result(row: &Row, text: &str) -> Result<ToolResult, JobError> {
             detail,
             retryable,
         } => {
-            let kind = ToolErrorKind::parse(&kind)
-                .ok_or_else(|| corrupt(format!("unknown error kind `{kind}`")))?;
+            let kind = kind
+                .parse::<ToolErrorKind>()
+                .map_err(|e| corrupt(e.to_string()))?;
             let mut error = ToolError::new(kind, message).with_retryable(retryable);
             if let Some(detail) = detail {
                 error = error.with_detail(detail);
@@ -423,7 +347,7 @@ impl Drop for Durable {
 }
 
 impl Durable {
-    pub(super) fn submitter(queue: JobQueue, notifier: &Arc<Notifier>) -> Arc<Durable> {
+    fn submitter(queue: JobQueue, notifier: &Arc<Notifier>) -> Arc<Durable> {
         let durable = Arc::new_cyclic(|me| Durable {
             queue,
             notifier: Arc::clone(notifier),
@@ -438,14 +362,10 @@ impl Durable {
         // Callbacks must hear of results even before this process submits anything (results
         // of calls made before a restart); without a runtime yet, the first submission starts
         // the watcher.
-        if !durable.notifier.callbacks.is_empty() {
+        if durable.notifier.has_callbacks() {
             durable.watch();
         }
         durable
-    }
-
-    pub(super) fn queue_name(&self) -> &str {
-        &self.queue.settings.name
     }
 
     fn fail(&self, e: sqlx::Error) -> JobError {
@@ -468,7 +388,14 @@ impl Durable {
     }
 
     /// Store the call and its apalis job in one transaction.
-    pub(super) async fn submit(&self, call: ToolCall) -> Submitted {
+    async fn submit(&self, job: Submission<'_>) -> Submitted {
+        let Submission {
+            call,
+            context,
+            reads,
+            ..
+        } = job;
+        check_context(&call.name, context, &reads)?;
         if self.closed.is_cancelled() {
             return Err(ToolError::execution(
                 "the toolkit is shutting down and takes no new background work",
@@ -554,18 +481,18 @@ impl Durable {
         rows.await?.into_iter().map(Row::record).collect()
     }
 
-    pub(super) async fn get(&self, job: JobId) -> Result<Option<JobRecord>, JobError> {
+    async fn get(&self, job: JobId) -> Result<Option<JobRecord>, JobError> {
         self.guarded(load(&self.queue, job.0))
             .await?
             .map(Row::record)
             .transpose()
     }
 
-    pub(super) async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
+    async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
         self.rows("call_id = $2", Some(call_id)).await
     }
 
-    pub(super) async fn with_status(&self, status: JobStatus) -> Result<Vec<JobRecord>, JobError> {
+    async fn with_status(&self, status: JobStatus) -> Result<Vec<JobRecord>, JobError> {
         let filter = match status {
             JobStatus::Pending => "state IN ('pending', 'running')",
             JobStatus::Finished => "state = 'finished'",
@@ -583,7 +510,7 @@ impl Durable {
     /// returns them again. Rows a process claimed and never confirmed (it died in between) may
     /// be claimed by another after [`CLAIM_LEASE_MS`]. A result handed out whose confirmation
     /// failed is confirmed later and not handed out again by this process.
-    pub(super) async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
+    async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
         let _one_at_a_time = self.taking.lock().await;
         self.guarded(self.confirm(&self.take)).await?;
         let mut results = Vec::new();
@@ -705,13 +632,9 @@ impl Durable {
         done.map_err(|e| self.fail(e))
     }
 
-    fn listening(&self) -> bool {
-        !self.notifier.callbacks.is_empty() || self.notifier.events.receiver_count() > 0
-    }
-
     /// Start the task that reports finished results, if it is not running (needs a runtime;
     /// without one, the next call that has one starts it).
-    pub(super) fn watch(&self) {
+    fn watch(&self) {
         let mut watcher = crate::util::lock(&self.watcher);
         if watcher.as_ref().is_some_and(|w| !w.is_finished()) || self.closed.is_cancelled() {
             return;
@@ -726,7 +649,7 @@ impl Durable {
             let mut last_purge = std::time::Instant::now() - Duration::from_secs(3600);
             loop {
                 let Some(durable) = me.upgrade() else { return };
-                if durable.listening() {
+                if durable.notifier.listening() {
                     match durable.report().await {
                         Ok(_) if failing => {
                             tracing::info!("the job database is back; reporting results again");
@@ -755,7 +678,7 @@ impl Durable {
         }));
     }
 
-    pub(super) async fn shutdown(&self) {
+    async fn shutdown(&self) {
         self.closed.cancel();
         let watcher = crate::util::lock(&self.watcher).take();
         if let Some(watcher) = watcher {
@@ -763,10 +686,101 @@ impl Durable {
         }
     }
 
-    pub(super) async fn drain(&self) -> Result<(), JobError> {
+    async fn drain(&self) -> Result<(), JobError> {
         while !self.with_status(JobStatus::Pending).await?.is_empty() {
             tokio::time::sleep(self.queue.settings.poll_interval).await;
         }
         Ok(())
     }
+}
+
+impl MakeJobBackend for JobQueue {
+    fn make(&self, notifier: &Arc<Notifier>) -> Arc<dyn JobBackend> {
+        Durable::submitter(self.clone(), notifier)
+    }
+}
+
+impl JobBackend for Durable {
+    fn submit<'a>(&'a self, job: Submission<'a>) -> BoxFuture<'a, Submitted> {
+        Box::pin(Durable::submit(self, job))
+    }
+
+    fn get(&self, job: JobId) -> BoxFuture<'_, Result<Option<JobRecord>, JobError>> {
+        Box::pin(Durable::get(self, job))
+    }
+
+    fn by_call_id<'a>(
+        &'a self,
+        call_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<JobRecord>, JobError>> {
+        Box::pin(Durable::by_call_id(self, call_id))
+    }
+
+    fn with_status(&self, status: JobStatus) -> BoxFuture<'_, Result<Vec<JobRecord>, JobError>> {
+        Box::pin(Durable::with_status(self, status))
+    }
+
+    fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>> {
+        Box::pin(Durable::take_finished(self))
+    }
+
+    fn listen(&self) {
+        self.watch();
+    }
+
+    fn running(&self) -> usize {
+        // Jobs run in workers.
+        0
+    }
+
+    fn shutdown(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Durable::shutdown(self))
+    }
+
+    fn drain(&self) -> BoxFuture<'_, Result<(), JobError>> {
+        Box::pin(Durable::drain(self))
+    }
+
+    fn describe(&self) -> (&'static str, String) {
+        ("queue", self.queue.settings.name.clone())
+    }
+}
+
+/// Refuse a call whose context holds, at the call or agent level, a value one of the tool's
+/// `#[ctx]` parameters reads: a worker runs the job with its own toolkit's context only, so the
+/// value would silently be missing (or another one used).
+fn check_context(
+    name: &str,
+    context: &ToolContext,
+    reads: &[(&'static str, ContextReads)],
+) -> Result<(), ToolError> {
+    let local = context.local_types();
+    if local.is_empty() {
+        return Ok(());
+    }
+    for (wanted, reads) in reads {
+        // Compared by type id, as the context keys its values.
+        let held = match reads {
+            ContextReads::Nothing => None,
+            ContextReads::Anything => local.first(),
+            ContextReads::Types(ids) => local.iter().find(|(id, _)| ids.contains(id)),
+        };
+        let Some((_, held)) = held else {
+            continue;
+        };
+        return Err(ToolError::new(
+            ToolErrorKind::MissingContext,
+            format!(
+                "tool `{name}` cannot run in the background here: it takes `{wanted}` from the \
+                 context, and durable background jobs do not carry call or agent context"
+            ),
+        )
+        .with_detail(format!(
+            "the call's context holds a `{held}` at the call or agent level, which `{wanted}` \
+             reads; a worker runs the job with its own toolkit's context only. Put it in the \
+             toolkit context of the workers (ToolkitBuilder::context) instead of the call's or \
+             agent's"
+        )));
+    }
+    Ok(())
 }

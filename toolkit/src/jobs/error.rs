@@ -3,7 +3,7 @@
 #[cfg(durable)]
 use crate::storage::DatabaseError;
 
-/// Why the background ledger, a [`JobQueue`](super::JobQueue) or a [`Worker`](super::Worker)
+/// Why the background ledger, a [`JobQueue`](crate::background::JobQueue) or a [`Worker`](crate::background::Worker)
 /// failed. The in-process backend never fails; a durable one fails when its database does.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,0 +1,273 @@
+//! The core of background jobs, below the toolkit: [`BackgroundJobs`] (a toolkit's queue and
+//! ledger), the [`JobBackend`] seam every backend plugs into, the in-process backend, and the
+//! records, statuses and errors they share. The public face is [`crate::background`]; a durable
+//! backend ([`crate::durable`]) sits above the toolkit and plugs in through [`MakeJobBackend`].
+//!
+//! | File | Owns |
+//! |---|---|
+//! | `mod.rs` | [`BackgroundJobs`], [`JobBackend`] and [`MakeJobBackend`], [`JobRecord`], [`JobStatus`], the notifier of finished results |
+//! | `in_process.rs` | the default backend: tokio tasks of this process and a ledger in its memory |
+//! | `error.rs` | [`JobError`] |
+
+mod error;
+mod in_process;
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{ContextReads, ToolContext};
+use crate::tool::{ToolCall, ToolResult};
+use in_process::InProcess;
+
+pub use crate::tool::result::{Job, JobId};
+pub use error::JobError;
+
+/// A callback run for every finished background call.
+pub type ResultCallback = Arc<dyn Fn(&ToolResult) + Send + Sync>;
+
+/// Where a background call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Submitted and not finished (queued or running).
+    Pending,
+    /// Finished with output.
+    Finished,
+    /// Finished with an error (including cancellation and *outcome unknown*).
+    Failed,
+}
+
+impl JobStatus {
+    /// The status a result ends its job in.
+    pub(crate) fn of(result: &ToolResult) -> JobStatus {
+        if result.is_error() {
+            JobStatus::Failed
+        } else {
+            JobStatus::Finished
+        }
+    }
+}
+
+/// What the ledger knows about one background job.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct JobRecord {
+    /// The job's id.
+    pub id: JobId,
+    /// The call as the model made it (its id is not unique: see the module docs).
+    pub call: ToolCall,
+    /// Where it is.
+    pub status: JobStatus,
+    /// Its result, once finished.
+    pub result: Option<ToolResult>,
+    /// When it was submitted.
+    pub submitted: SystemTime,
+    /// Whether [`BackgroundJobs::take_finished`] already handed the result out.
+    pub taken: bool,
+}
+
+/// Hands finished results to the callbacks and to the [`results`](BackgroundJobs::results)
+/// streams.
+pub(crate) struct Notifier {
+    callbacks: Vec<ResultCallback>,
+    events: broadcast::Sender<ToolResult>,
+}
+
+// What a backend other than the in-process one uses (none is compiled without a database
+// feature).
+#[cfg_attr(not(durable), allow(dead_code))]
+impl Notifier {
+    /// Whether anyone listens: a callback, or a [`results`](BackgroundJobs::results) stream.
+    pub(crate) fn listening(&self) -> bool {
+        !self.callbacks.is_empty() || self.events.receiver_count() > 0
+    }
+
+    /// Whether there are callbacks (they must hear of results even before this process
+    /// submits anything).
+    pub(crate) fn has_callbacks(&self) -> bool {
+        !self.callbacks.is_empty()
+    }
+
+    /// Hand `result` to every callback and stream.
+    pub(crate) fn notify(&self, result: ToolResult) {
+        for callback in &self.callbacks {
+            // A failing callback must not take the job's result down with it.
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&result))).is_err()
+            {
+                tracing::error!(call_id = %result.call_id, job = ?result.job, "an on_tool_result callback panicked");
+            }
+        }
+        // No subscriber is fine: the ledger keeps the result.
+        let _ = self.events.send(result);
+    }
+}
+
+/// A backend of background jobs: where they are queued, run and recorded. The in-process
+/// backend is the default; a durable one (`crate::durable`) plugs in through
+/// [`MakeJobBackend`]. A new backend is one module implementing this.
+pub(crate) trait JobBackend: Send + Sync + 'static {
+    /// Queue a validated call; its id, or the model-visible reason it was refused.
+    fn submit<'a>(&'a self, job: Submission<'a>) -> BoxFuture<'a, Submitted>;
+    /// The record of one job.
+    fn get(&self, job: JobId) -> BoxFuture<'_, Result<Option<JobRecord>, JobError>>;
+    /// Every job submitted with this call id, oldest first.
+    fn by_call_id<'a>(
+        &'a self,
+        call_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<JobRecord>, JobError>>;
+    /// The jobs in `status`, oldest first.
+    fn with_status(&self, status: JobStatus) -> BoxFuture<'_, Result<Vec<JobRecord>, JobError>>;
+    /// Results not handed out before, each handed out once.
+    fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>>;
+    /// Someone started listening for results (a stream): start reporting them.
+    fn listen(&self) {}
+    /// How many jobs run in this process.
+    fn running(&self) -> usize;
+    /// Stop taking work (see [`BackgroundJobs::shutdown`]).
+    fn shutdown(&self) -> BoxFuture<'_, ()>;
+    /// Wait until no job is pending (see [`BackgroundJobs::drain`]).
+    fn drain(&self) -> BoxFuture<'_, Result<(), JobError>>;
+    /// What the backend is, for `Debug`: a name and a value.
+    fn describe(&self) -> (&'static str, String);
+}
+
+/// Makes the backend of a toolkit being built: given to
+/// [`ToolkitBuilder`](crate::toolkit::ToolkitBuilder) by a backend's own builder method (a
+/// durable queue's `job_queue`), called with the toolkit's notifier of finished results.
+pub(crate) trait MakeJobBackend: Send + Sync + 'static {
+    fn make(&self, notifier: &Arc<Notifier>) -> Arc<dyn JobBackend>;
+}
+
+/// One call handed to a backend.
+#[cfg_attr(not(durable), allow(dead_code))]
+pub(crate) struct Submission<'a> {
+    /// The call, validated.
+    pub(crate) call: ToolCall,
+    /// Its context.
+    pub(crate) context: &'a ToolContext,
+    /// What each of the tool's `#[ctx]` parameters reads from the context.
+    pub(crate) reads: Vec<(&'static str, ContextReads)>,
+    /// Runs the call in this process, through the toolkit's stack (what the in-process backend
+    /// does with it); the token cancels it at shutdown.
+    pub(crate) run_here:
+        Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, ToolResult> + Send>,
+}
+
+/// The toolkit's background queue and ledger. Shared by every clone and view of a toolkit.
+pub struct BackgroundJobs {
+    backend: Arc<dyn JobBackend>,
+    notifier: Arc<Notifier>,
+}
+
+impl std::fmt::Debug for BackgroundJobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (what, value) = self.backend.describe();
+        f.debug_struct("BackgroundJobs")
+            .field(what, &value)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`JobBackend::submit`] hands back: the job's id, or the model-visible reason it
+/// was refused.
+pub(crate) type Submitted = Result<JobId, crate::ToolError>;
+
+impl BackgroundJobs {
+    pub(crate) fn new(
+        capacity: usize,
+        callbacks: Vec<ResultCallback>,
+        backend: Option<&dyn MakeJobBackend>,
+    ) -> Self {
+        let notifier = Arc::new(Notifier {
+            callbacks,
+            events: broadcast::channel(1024).0,
+        });
+        let backend = match backend {
+            Some(make) => make.make(&notifier),
+            None => Arc::new(InProcess::new(capacity, Arc::clone(&notifier))),
+        };
+        BackgroundJobs { backend, notifier }
+    }
+
+    /// Submit a validated call.
+    pub(crate) async fn submit(&self, job: Submission<'_>) -> Submitted {
+        self.backend.submit(job).await
+    }
+
+    /// The record of one job.
+    pub async fn get(&self, job: JobId) -> Result<Option<JobRecord>, JobError> {
+        self.backend.get(job).await
+    }
+
+    /// Every job submitted with this call id, oldest first: models reuse ids, so there may be
+    /// several.
+    pub async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
+        self.backend.by_call_id(call_id).await
+    }
+
+    /// Calls not finished yet (queued or running), oldest first.
+    pub async fn pending(&self) -> Result<Vec<JobRecord>, JobError> {
+        self.backend.with_status(JobStatus::Pending).await
+    }
+
+    /// Calls that finished with output, oldest first.
+    pub async fn finished(&self) -> Result<Vec<JobRecord>, JobError> {
+        self.backend.with_status(JobStatus::Finished).await
+    }
+
+    /// Calls that ended with an error, oldest first.
+    pub async fn failed(&self) -> Result<Vec<JobRecord>, JobError> {
+        self.backend.with_status(JobStatus::Failed).await
+    }
+
+    /// Results of finished jobs (output or error) not handed out before, oldest submission
+    /// first; each is handed out once (with a durable queue, once across every process that
+    /// shares it). This is how an agent feeds them into its next turn.
+    pub async fn take_finished(&self) -> Result<Vec<ToolResult>, JobError> {
+        self.backend.take_finished().await
+    }
+
+    /// Every result from now on, as jobs finish. A subscriber that falls more than 1024 results
+    /// behind skips the oldest (the ledger still has them). With a durable queue, results come
+    /// from the database: those of jobs that finished while no process of the queue was
+    /// listening are delivered when one starts, each to one process.
+    pub fn results(&self) -> BoxStream<'static, ToolResult> {
+        let events = self.notifier.events.subscribe();
+        self.backend.listen();
+        futures::stream::unfold(events, |mut rx| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(result) => return Some((result, rx)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .boxed()
+    }
+
+    /// How many jobs are running in this process (with a durable queue, jobs run in
+    /// `Worker`s and this is 0: ask [`pending`](Self::pending)).
+    pub fn running(&self) -> usize {
+        self.backend.running()
+    }
+
+    /// In-process: cancel every running job, refuse new ones, and wait until their tasks have
+    /// ended; each cancelled job still gets its (`Cancelled`) result recorded and reported.
+    /// Durable: refuse new submissions and stop reporting results here (the workers keep
+    /// running the queue's jobs).
+    pub async fn shutdown(&self) {
+        self.backend.shutdown().await
+    }
+
+    /// Wait for the running jobs (and any submitted meanwhile) to finish, cancelling none.
+    /// Durable: wait until the queue has no pending job.
+    pub async fn drain(&self) -> Result<(), JobError> {
+        self.backend.drain().await
+    }
+}
