@@ -12,9 +12,9 @@
 //! 7. `guard` — a panic in the tool becomes a `Panicked` error;
 //! 8. `service` — runs the tool (blocking tools on the blocking pool) and bounds its output.
 //!
-//! Each middleware has tower's own shape (`mod.rs` the service, `layer.rs` the layer,
-//! `future.rs` its response future, `error.rs` the errors it produces); they are private to the
-//! crate, which assembles them in this order. The request is a [`ToolInvocation`], which carries
+//! Each middleware is one file with tower's own shape (the service, its layer, its response
+//! future, the errors it produces); they are private to the crate, which assembles them in
+//! this order. The request is a [`ToolInvocation`], which carries
 //! the tool's options and settings, so one stack serves every tool. The error type stays
 //! [`ToolError`] from end to end: no `BoxError` reaches the caller. A user layer sees every
 //! call as a `Service<ToolInvocation, Response = ToolOutput, Error = ToolError>` (the stack

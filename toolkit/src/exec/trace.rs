@@ -4,17 +4,18 @@
 //! name, and `gen_ai.tool.attempts` the attempts made. Retries and approval decisions are
 //! events inside the span.
 
-mod future;
-mod layer;
-
-pub(crate) use future::TraceFuture;
-pub(crate) use layer::TraceLayer;
-
-use std::task::{Context, Poll};
-
 use super::ToolInvocation;
 use crate::error::ToolError;
 use crate::tool::ToolOutput;
+use pin_project_lite::pin_project;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering;
+use std::task::Context;
+use std::task::Poll;
+use std::task::ready;
 
 /// The span of one call. Also used for calls that never reach a tool (unknown name), so every
 /// call is traced the same way.
@@ -59,5 +60,62 @@ where
         let attempts = inv.attempt_counter();
         let future = span.in_scope(|| self.inner.call(inv));
         TraceFuture::new(future, span, attempts)
+    }
+}
+
+/// Wraps a service in a [`Trace`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TraceLayer;
+
+impl<S> tower::Layer<S> for TraceLayer {
+    type Service = Trace<S>;
+    fn layer(&self, inner: S) -> Trace<S> {
+        Trace::new(inner)
+    }
+}
+
+pin_project! {
+    /// Response future of [`Trace`](Trace): polls the inner future inside the span and
+    /// records the outcome on it.
+    pub struct TraceFuture<F> {
+        #[pin]
+        inner: F,
+        span: tracing::Span,
+        attempts: Arc<AtomicU32>,
+    }
+}
+
+impl<F> TraceFuture<F> {
+    pub(super) fn new(inner: F, span: tracing::Span, attempts: Arc<AtomicU32>) -> Self {
+        TraceFuture {
+            inner,
+            span,
+            attempts,
+        }
+    }
+}
+
+impl<F> Future for TraceFuture<F>
+where
+    F: Future<Output = Result<ToolOutput, ToolError>>,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let _entered = this.span.enter();
+        let result = ready!(this.inner.poll(cx));
+        this.span.record(
+            "gen_ai.tool.attempts",
+            this.attempts.load(Ordering::Relaxed),
+        );
+        match &result {
+            Ok(_) => tracing::debug!("tool call succeeded"),
+            Err(e) => {
+                this.span.record("error.type", e.kind().as_str());
+                tracing::info!(error.type = e.kind().as_str(), error.message = e.message(), "tool call failed");
+            }
+        }
+        Poll::Ready(result)
     }
 }
