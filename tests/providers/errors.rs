@@ -179,6 +179,15 @@ async fn connection_refused_is_a_transport_error() {
     let error = openai(&url).chat(hi()).await.expect_err("nobody listens");
     assert!(matches!(error, ModelError::Transport(_)), "{error:?}");
     assert!(error.is_retryable());
+    // The HTTP client's error is kept whole as the source: a caller can walk to it.
+    let cause = std::error::Error::source(&error).expect("a source");
+    let cause = cause
+        .downcast_ref::<agent_toolkit::Cause>()
+        .expect("a Cause");
+    let http = cause
+        .downcast_ref::<reqwest::Error>()
+        .expect("the reqwest error");
+    assert!(http.is_connect(), "{http:?}");
 
     let claude = AnthropicMessages::builder()
         .base_url(&url)

@@ -108,7 +108,10 @@ impl EndpointSettings {
     /// built with (the token aside, for transports that send it themselves).
     #[cfg(feature = "a2a")]
     pub(crate) fn is_plain(&self) -> bool {
-        self.headers.is_empty() && self.trusted_roots.is_none() && self.connect_timeout.is_none()
+        self.headers.is_empty()
+            && self.trusted_roots.is_none()
+            && self.connect_timeout.is_none()
+            && self.request_timeout.is_none()
     }
 
     /// The headers (the token's `Authorization` included when `with_token`), checked and
@@ -139,6 +142,44 @@ impl EndpointSettings {
             .connect_timeout(self.connect_timeout.unwrap_or(default_connect)))
     }
 }
+
+/// The methods every user of an [`EndpointSettings`] has — `bearer_token`, `header`,
+/// `trusted_roots` and `endpoint` — written once: `endpoint_methods!(field)` adds them to a
+/// builder that keeps its settings in `self.field` (or `self.a.b`).
+macro_rules! endpoint_methods {
+    ($($field:ident).+) => {
+        /// Send `Authorization: Bearer <token>` with every request (see
+        /// [`EndpointSettings::bearer_token`](crate::endpoint::EndpointSettings::bearer_token)).
+        pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+            self.$($field).+ = std::mem::take(&mut self.$($field).+).bearer_token(token);
+            self
+        }
+
+        /// Send this header with every request, e.g. an API key a gateway wants; it replaces a
+        /// header of the same name the library would send. Repeatable; a name given twice is
+        /// sent twice. Values are never printed by `Debug`.
+        pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+            self.$($field).+ = std::mem::take(&mut self.$($field).+).header(name, value);
+            self
+        }
+
+        /// Check an `https://` endpoint's certificate against these roots (default: the
+        /// system's, see [`TrustedRoots`](crate::tls::TrustedRoots)), e.g. to trust a private
+        /// CA.
+        pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
+            self.$($field).+ = std::mem::take(&mut self.$($field).+).trusted_roots(roots);
+            self
+        }
+
+        /// Reach the endpoint with these settings (token, headers, roots, timeouts), replacing
+        /// all of them as set before; each one left unset takes this builder's default.
+        pub fn endpoint(mut self, endpoint: crate::endpoint::EndpointSettings) -> Self {
+            self.$($field).+ = endpoint;
+            self
+        }
+    };
+}
+pub(crate) use endpoint_methods;
 
 /// A header for a client from user input, refused with an error naming it; the value is
 /// marked sensitive.

@@ -5,7 +5,6 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::endpoint::EndpointSettings;
-use crate::tls::TrustedRoots;
 
 /// Where an MCP server is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,32 +166,7 @@ impl McpClientOptions {
         self
     }
 
-    /// For a URL target: send `Authorization: Bearer <token>` with every request.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.endpoint = self.endpoint.bearer_token(token);
-        self
-    }
-
-    /// For a URL target: send this header with every request (an API key a gateway wants,
-    /// say). Repeatable.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.endpoint = self.endpoint.header(name, value);
-        self
-    }
-
-    /// For an `https://` target: check its certificate against these roots (default: the
-    /// system's; add a private CA with [`TrustedRoots::with_pem`]).
-    pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
-        self.endpoint = self.endpoint.trusted_roots(roots);
-        self
-    }
-
-    /// Reach a URL target with these settings; replaces the token, headers, roots and
-    /// timeouts set before (the call timeout aside).
-    pub fn endpoint(mut self, endpoint: EndpointSettings) -> Self {
-        self.endpoint = endpoint;
-        self
-    }
+    crate::endpoint::endpoint_methods!(endpoint);
 
     /// The connect (and handshake) timeout.
     pub(crate) fn connect_wait(&self) -> Duration {

@@ -23,8 +23,11 @@ use crate::tls::{TlsError, TrustedRoots};
 ///   served, or the card's own URL — or a [`card`](Self::card) already at hand.
 /// - **How to reach it:** the [`bearer_token`](Self::bearer_token), other
 ///   [`header`](Self::header)s, the [`trusted_roots`](Self::trusted_roots) of an `https://`
-///   agent with a private CA, and the protocol version to [prefer](Self::prefer_version) when
-///   the card offers more than one.
+///   agent with a private CA (or all of these at once as an
+///   [`EndpointSettings`](Self::endpoint); the connect timeout is 10 s unless it says
+///   otherwise, and there is no request timeout: streams last as long as the remote work
+///   does, and the toolkit's timeouts bound calls), and the protocol version to
+///   [prefer](Self::prefer_version) when the card offers more than one.
 /// - **How its tools are used locally** (read by a
 ///   [`RemoteToolRegistry`](super::RemoteToolRegistry), which makes them; a lone
 ///   [`RemoteAgent`](super::RemoteAgent) has no tools): the [`prefix`](Self::prefix) of their
@@ -95,36 +98,7 @@ impl AgentConfig {
         self
     }
 
-    /// Send `Authorization: Bearer <token>` with every request (the card fetch included).
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.endpoint = self.endpoint.bearer_token(token);
-        self
-    }
-
-    /// Send this header with every request (the card fetch included), e.g. an API key the
-    /// agent's gateway wants. Repeatable; a name given twice is sent twice. Values are never
-    /// printed by `Debug`.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.endpoint = self.endpoint.header(name, value);
-        self
-    }
-
-    /// Trust these roots for an `https://` agent (default: the system's, see
-    /// [`TrustedRoots`]), e.g. to reach an agent whose certificate a private CA signed.
-    pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
-        self.endpoint = self.endpoint.trusted_roots(roots);
-        self
-    }
-
-    /// Reach the agent with these settings (token, headers, roots, connect timeout; the
-    /// default connect timeout is 10 s, and there is no request timeout: streams last as long
-    /// as the remote work does, and the toolkit's timeouts bound calls). Replaces what
-    /// [`bearer_token`](Self::bearer_token), [`header`](Self::header) and
-    /// [`trusted_roots`](Self::trusted_roots) set before.
-    pub fn endpoint(mut self, endpoint: EndpointSettings) -> Self {
-        self.endpoint = endpoint;
-        self
-    }
+    crate::endpoint::endpoint_methods!(endpoint);
 
     /// Speak `version` when the card offers an interface for it (default: 1.x when offered,
     /// else 0.3). Useful to talk 0.3 to a server that offers both.
@@ -205,13 +179,18 @@ pub(super) fn shared_http_client(roots: &TrustedRoots) -> Result<reqwest::Client
 }
 
 /// An A2A client for `endpoint` (its roots, else `roots`), sending its headers with every
-/// request; the bearer token is sent by the A2A clients themselves.
+/// request and, when it sets a request timeout, giving up on an answer silent for that long;
+/// the bearer token is sent by the A2A clients themselves.
 fn build_client(
     endpoint: &EndpointSettings,
     roots: &TrustedRoots,
 ) -> Result<reqwest::Client, A2aClientError> {
-    Ok(endpoint
-        .client_builder(roots, CONNECT_TIMEOUT)?
+    let mut builder = endpoint.client_builder(roots, CONNECT_TIMEOUT)?;
+    if let Some(silence) = endpoint.request_timeout {
+        // Bounds each silence, not the whole exchange: a long stream is not cut.
+        builder = builder.read_timeout(silence);
+    }
+    Ok(builder
         .default_headers(
             endpoint
                 .header_map(false)

@@ -65,21 +65,9 @@ pub struct AnthropicMessagesBuilder {
 }
 
 impl AnthropicMessagesBuilder {
-    /// The API root, before `/v1/messages` (default `https://api.anthropic.com`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.http.base_url = Some(url.into());
-        self
-    }
-
     /// The key sent as `x-api-key`. Optional only for proxies that add it themselves.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.http.api_key = Some(Secret(key.into()));
-        self
-    }
-
-    /// The model to ask for (required).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = Some(model.into());
         self
     }
 
@@ -91,14 +79,10 @@ impl AnthropicMessagesBuilder {
         self
     }
 
-    /// A header sent with every request (`anthropic-beta`, say); it replaces a header of the
-    /// same name set by the provider, `anthropic-version` included.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.http.endpoint = self.http.endpoint.header(name, value);
-        self
-    }
-
-    http::connection_methods!();
+    http::connection_methods!(
+        "The API root, before `/v1/messages` (default `https://api.anthropic.com`)."
+    );
+    crate::endpoint::endpoint_methods!(http.endpoint);
 
     /// Whether tool calls the model writes as text are read as calls (default `true`): what
     /// [`OpenAiChatBuilder::text_tool_calls`](super::OpenAiChatBuilder::text_tool_calls)

@@ -72,10 +72,24 @@ impl HttpSettings {
     }
 }
 
-/// The connection methods every HTTP provider builder has, written once: `timeout`, `retry`,
-/// `trusted_roots` and `endpoint`, over the builder's `http: HttpSettings`.
+/// The methods every HTTP provider builder has besides the endpoint's own
+/// ([`endpoint_methods`](crate::endpoint::endpoint_methods)), written once: `base_url` (its
+/// doc given), `model`, `timeout` and `retry`, over the builder's `http: HttpSettings` and
+/// `model: Option<String>`.
 macro_rules! connection_methods {
-    () => {
+    ($base_url_doc:literal) => {
+        #[doc = $base_url_doc]
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.http.base_url = Some(url.into());
+            self
+        }
+
+        /// The model to ask for (required).
+        pub fn model(mut self, model: impl Into<String>) -> Self {
+            self.model = Some(model.into());
+            self
+        }
+
         /// Total time a non-streaming request may take, and the longest silence tolerated
         /// while streaming (default 10 minutes); connecting waits at most 30 s, or this if
         /// shorter. A server that stalls ends the request with
@@ -96,23 +110,6 @@ macro_rules! connection_methods {
         /// wait). [`RetryPolicy::none`](crate::RetryPolicy::none) turns retries off.
         pub fn retry(mut self, policy: crate::RetryPolicy) -> Self {
             self.http.retry = policy;
-            self
-        }
-
-        /// The roots an `https://` endpoint's certificate is checked against (default: the
-        /// system's), e.g. a local gateway with a certificate from a private CA.
-        pub fn trusted_roots(mut self, roots: crate::tls::TrustedRoots) -> Self {
-            self.http.endpoint = self.http.endpoint.trusted_roots(roots);
-            self
-        }
-
-        /// Reach the API with these settings: a bearer token or other headers a gateway
-        /// wants, trusted roots, the connect timeout and the [`timeout`](Self::timeout).
-        /// Replaces what [`header`](Self::header), [`timeout`](Self::timeout) and
-        /// [`trusted_roots`](Self::trusted_roots) set before; the [`api_key`](Self::api_key)
-        /// is kept.
-        pub fn endpoint(mut self, endpoint: crate::endpoint::EndpointSettings) -> Self {
-            self.http.endpoint = endpoint;
             self
         }
     };

@@ -70,32 +70,18 @@ pub struct OpenAiChatBuilder {
 }
 
 impl OpenAiChatBuilder {
-    /// The API root, before `/chat/completions` (default `https://api.openai.com/v1`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.http.base_url = Some(url.into());
-        self
-    }
-
-    /// The bearer token. Optional: local servers usually need none.
+    /// The API key, sent as `Authorization: Bearer <key>` (a
+    /// [`bearer_token`](Self::bearer_token) given too replaces it). Optional: local servers
+    /// usually need none.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.http.api_key = Some(Secret(key.into()));
         self
     }
 
-    /// The model to ask for (required).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = Some(model.into());
-        self
-    }
-
-    /// A header sent with every request (OpenRouter's `HTTP-Referer`, an organisation id);
-    /// it replaces a header of the same name set by the provider.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.http.endpoint = self.http.endpoint.header(name, value);
-        self
-    }
-
-    http::connection_methods!();
+    http::connection_methods!(
+        "The API root, before `/chat/completions` (default `https://api.openai.com/v1`)."
+    );
+    crate::endpoint::endpoint_methods!(http.endpoint);
 
     /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
     /// arguments matching the schema. Many compatible servers ignore or reject it, so the
