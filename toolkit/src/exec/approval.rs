@@ -7,21 +7,19 @@
 //! which is how an agent brings its approver. With no hook at all the call is **denied** (fail closed): a tool someone marked as needing
 //! approval never runs unapproved because a hook was forgotten.
 
-use super::ToolInvocation;
-use crate::context::ToolContext;
-use crate::error::ToolError;
-use crate::error::ToolErrorKind;
-use crate::tool::ToolOutput;
-use futures::future::BoxFuture;
-use pin_project_lite::pin_project;
-use serde::Deserialize;
-use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Context;
-use std::task::Poll;
-use std::task::ready;
+use std::task::{Context, Poll, ready};
+
+use futures::future::BoxFuture;
+use pin_project_lite::pin_project;
+use serde::{Deserialize, Serialize};
+
+use super::ToolInvocation;
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::ToolOutput;
 
 /// What an [`ApprovalHook`] is asked to decide.
 #[derive(Clone, Debug)]

@@ -1,19 +1,18 @@
 //! Panic guard: a panic inside a tool becomes a [`Panicked`](crate::error::ToolErrorKind::Panicked)
 //! error for that one call; the batch and the process carry on.
 
-use super::ToolInvocation;
-use crate::error::ToolError;
-use crate::error::ToolErrorKind;
-use crate::tool::ToolOutput;
-use pin_project_lite::pin_project;
 use std::any::Any;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::panic::catch_unwind;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Context;
-use std::task::Poll;
+use std::task::{Context, Poll};
+
+use pin_project_lite::pin_project;
+
+use super::ToolInvocation;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::ToolOutput;
 
 /// Catches panics in the inner service's `call` and in every poll of its future.
 #[derive(Clone, Debug)]

@@ -3,18 +3,17 @@
 //! Requires a `Clone` inner service: each retry calls a fresh clone with a clone of the
 //! invocation (cheap: reference counts and the argument text).
 
-use super::ToolInvocation;
-use crate::error::ToolError;
-use crate::error::ToolErrorKind;
-use crate::tool::ToolOutput;
-use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::Context;
-use std::task::Poll;
-use std::task::ready;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
+
+use pin_project_lite::pin_project;
 use tokio::time::Sleep;
+
+use super::ToolInvocation;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::ToolOutput;
 
 /// Retries each invocation according to its [`ExecSettings`](super::ExecSettings).
 #[derive(Clone, Debug)]

@@ -10,21 +10,19 @@
 //!
 //! Either way the tool's future is dropped at once, and the error names the tool and the limit.
 
-use super::ExecSettings;
-use super::ToolInvocation;
-use crate::error::ToolError;
-use crate::error::ToolErrorKind;
-use crate::tool::ToolOutput;
-use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Context;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use pin_project_lite::pin_project;
 use tokio::time::Sleep;
-use tokio_util::sync::CancellationToken;
-use tokio_util::sync::WaitForCancellationFutureOwned;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use super::{ExecSettings, ToolInvocation};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::tool::ToolOutput;
 
 /// Applies one of an invocation's time limits (and, for the whole call, its cancellation).
 #[derive(Clone, Debug)]

@@ -4,18 +4,17 @@
 //! name, and `gen_ai.tool.attempts` the attempts made. Retries and approval decisions are
 //! events inside the span.
 
-use super::ToolInvocation;
-use crate::error::ToolError;
-use crate::tool::ToolOutput;
-use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering;
-use std::task::Context;
-use std::task::Poll;
-use std::task::ready;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll, ready};
+
+use pin_project_lite::pin_project;
+
+use super::ToolInvocation;
+use crate::error::ToolError;
+use crate::tool::ToolOutput;
 
 /// The span of one call. Also used for calls that never reach a tool (unknown name), so every
 /// call is traced the same way.
