@@ -2,8 +2,9 @@
 //! describe a fixed set of methods; a toolkit's tools change at run time).
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
@@ -20,8 +21,9 @@ use super::convert;
 use crate::context::{ProgressEvent, ToolContext, ToolProgress};
 use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
-use crate::tool::ToolCall;
+use crate::tool::{ToolCall, ToolDefinition};
 use crate::toolkit::Toolkit;
+use crate::util::lock;
 
 /// How many progress events of one call may wait to be sent before further ones are dropped
 /// (the tool never waits for the client).
@@ -77,13 +79,24 @@ struct Watch {
     started: AtomicBool,
     stop: CancellationToken,
     _guard: DropGuard,
+    /// The tool list as it was when each `subscriptions/listen` not yet running was accepted,
+    /// oldest first. rmcp acknowledges a subscription before it runs
+    /// [`listen`](ServerHandler::listen), so a change made in between (the client's next
+    /// request may make it) would otherwise be missed; `listen` compares against the list of
+    /// the oldest accepted subscription (an older one can only cause an extra notification).
+    baselines: Mutex<VecDeque<Vec<ToolDefinition>>>,
 }
+
+/// Most accepted subscriptions whose baseline is kept (those that failed before `listen` ran
+/// leave theirs behind; older ones are dropped).
+const MAX_BASELINES: usize = 16;
 
 impl Watch {
     fn new() -> Arc<Self> {
         let stop = CancellationToken::new();
         Arc::new(Watch {
             started: AtomicBool::new(false),
+            baselines: Mutex::new(VecDeque::new()),
             _guard: stop.clone().drop_guard(),
             stop,
         })
@@ -192,7 +205,7 @@ impl McpServer {
             return;
         }
         let stop = self.watch.stop.clone();
-        let changes = follow_tool_list(self.toolkit.clone(), move || {
+        let changes = follow_tool_list(self.toolkit.clone(), None, move || {
             let peer = peer.clone();
             async move { peer.notify_tool_list_changed().await.is_ok() }
         });
@@ -207,14 +220,21 @@ impl McpServer {
 
 /// Call `notify` whenever the tools `toolkit` lists change, until `notify` says the client is
 /// gone (`false`) or the toolkit is dropped.
-async fn follow_tool_list<F, Fut>(toolkit: Toolkit, mut notify: F)
-where
+async fn follow_tool_list<F, Fut>(
+    toolkit: Toolkit,
+    seen: Option<Vec<ToolDefinition>>,
+    mut notify: F,
+) where
     F: FnMut() -> Fut,
     Fut: Future<Output = bool>,
 {
     // Subscribe before taking the first snapshot, so no change falls in between.
     let mut changes = toolkit.watch_changes();
     let mut listed = toolkit.definitions();
+    // A change since the list the client was promised to hear about from.
+    if seen.is_some_and(|seen| seen != listed) && !notify().await {
+        return;
+    }
     while changes.changed().await {
         let now = toolkit.definitions();
         if now == listed {
@@ -273,13 +293,21 @@ impl ServerHandler for McpServer {
     ) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed;
+        if accepted.tools_list_changed == Some(true) {
+            let mut baselines = lock(&self.watch.baselines);
+            if baselines.len() == MAX_BASELINES {
+                baselines.pop_front();
+            }
+            baselines.push_back(self.toolkit.definitions());
+        }
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         if context.accepted().tools_list_changed == Some(true) {
             let sink = context.sink().clone();
-            let changes = follow_tool_list(self.toolkit.clone(), move || {
+            let seen = lock(&self.watch.baselines).pop_front();
+            let changes = follow_tool_list(self.toolkit.clone(), seen, move || {
                 let sink = sink.clone();
                 async move {
                     let changed = ToolListChangedNotification::default();
@@ -461,5 +489,65 @@ impl Reporter<'_> {
         if let Err(e) = self.peer.notify_progress(param).await {
             tracing::debug!(error = %e, "a progress notification could not be sent");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::{AgentTool, ToolFuture, ToolOutput, ToolSpec};
+    use crate::toolkit::DynamicTools;
+
+    struct Named(&'static str);
+
+    impl AgentTool for Named {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec::new(self.0, "a tool").with_input_schema(json!({"type": "object"}))
+        }
+        fn call(&self, _args: crate::args::ToolArgs) -> ToolFuture {
+            Box::pin(async { Ok(ToolOutput::text("ok")) })
+        }
+    }
+
+    /// rmcp acknowledges a `subscriptions/listen` before it runs `listen`: a change made in
+    /// between (by the client's next request, as the Python SDK's check does under load) must
+    /// still reach the subscription.
+    #[tokio::test]
+    async fn a_change_between_the_acknowledgment_and_listen_is_notified() {
+        let tools = DynamicTools::new();
+        let toolkit = Toolkit::builder()
+            .group("extra", "more tools")
+            .dynamic("extra", &tools)
+            .build()
+            .unwrap();
+        let server = McpServer::new(&toolkit);
+        let mut requested = SubscriptionFilter::new();
+        requested.tools_list_changed = Some(true);
+        assert!(server.accepted_subscription_filter(&requested).is_some());
+        // Acknowledged here; the change comes before `listen` subscribes.
+        let late: Arc<dyn AgentTool> = Arc::new(Named("late"));
+        tools.replace(vec![late]).unwrap();
+
+        let seen = lock(&server.watch.baselines).pop_front();
+        let notified = Arc::new(AtomicUsize::new(0));
+        let count = notified.clone();
+        let follow = follow_tool_list(toolkit.clone(), seen, move || {
+            let count = count.clone();
+            async move {
+                count.fetch_add(1, Ordering::SeqCst);
+                false // stop following
+            }
+        });
+        let ended = tokio::time::timeout(Duration::from_secs(5), follow).await;
+        assert!(
+            ended.is_ok(),
+            "the change made before `listen` ran was never notified"
+        );
+        assert_eq!(notified.load(Ordering::SeqCst), 1);
     }
 }
