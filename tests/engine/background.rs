@@ -18,6 +18,21 @@ fn job(id: &str, ms: u64, fail: bool) -> ToolCall {
 }
 
 #[tokio::test]
+async fn call_now_runs_a_background_tool_here_and_waits() {
+    let probe = Arc::new(Probe::default());
+    let kit = kit(&probe).build().unwrap();
+    let ctx = ToolContext::new();
+    let result = kit.call_now(job("n1", 10, false), &ctx).await;
+    assert!(!result.is_pending(), "{}", result.model_text());
+    assert_eq!(result.model_text(), "job done after 10");
+    let failed = kit.call_now(job("n2", 1, true), &ctx).await;
+    assert_eq!(failed.error().unwrap().message(), "job failed");
+    // Nothing went through the queue.
+    assert!(kit.background().pending().await.unwrap().is_empty());
+    assert!(kit.background().finished().await.unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn a_background_call_answers_at_once_and_reports_later() {
     let probe = Arc::new(Probe::default());
     let delivered: Arc<Mutex<Vec<String>>> = Arc::default();

@@ -365,7 +365,7 @@ impl Runner {
         }
         crate::util::lock(&self.unstarted).remove(&id);
         let ctx = ToolContext::new().with_cancellation(self.tools.child_token());
-        let mut result = self.toolkit.run_job(call, &ctx).await;
+        let mut result = self.toolkit.call_now(call, &ctx).await;
         result.job = Some(Job::Finished(JobId(id)));
         self.store(id, &result).await;
         Ok(())

@@ -355,7 +355,10 @@ impl ToolkitBuilder {
 
     /// Keep background jobs in another backend than this process's (what a durable queue's
     /// `job_queue` method does).
-    #[cfg_attr(not(durable), allow(dead_code))]
+    #[allow(
+        dead_code,
+        reason = "the seam a backend other than the in-process one plugs into; none may be compiled in"
+    )]
     pub(crate) fn job_backend(mut self, backend: Arc<dyn MakeJobBackend>) -> Self {
         self.exec.job_backend = Some(backend);
         self

@@ -255,9 +255,11 @@ impl Toolkit {
         self.call_as(call, ctx, true).await
     }
 
-    /// Run a call of a background tool now, as a worker of a durable queue does.
-    #[cfg(durable)]
-    pub(crate) async fn run_job(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
+    /// Run the call here and wait for its result, even when the tool is `background` (which
+    /// [`call`](Self::call) submits and answers pending): what a worker of a durable queue does
+    /// with each job, and a way to test a background tool's own behaviour. Everything else is
+    /// as for `call` (the stack, the rule for arguments, exactly one result).
+    pub async fn call_now(&self, call: ToolCall, ctx: &ToolContext) -> ToolResult {
         self.call_as(call, ctx, false).await
     }
 
