@@ -423,7 +423,7 @@ impl Durable {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let mut tx = pool.begin().await.map_err(|e| self.fail(e))?;
-                let id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(INSERT.replace('$', "?")))
+                let id: i64 = sqlx::query_scalar(crate::storage::sqlite_sql(INSERT))
                     .bind(name)
                     .bind(&*call.id)
                     .bind(&call.name)

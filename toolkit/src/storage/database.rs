@@ -16,7 +16,7 @@ macro_rules! on_pool {
             #[cfg(feature = "sqlite")]
             $crate::storage::Pool::Sqlite($pool) => {
                 #[allow(unused)]
-                let $sql = |text: &str| sqlx::AssertSqlSafe(text.replace('$', "?"));
+                let $sql = |text: &str| $crate::storage::sqlite_sql(text);
                 $body
             }
             #[cfg(feature = "postgres")]
@@ -29,6 +29,14 @@ macro_rules! on_pool {
     };
 }
 pub(crate) use on_pool;
+
+/// A statement written with Postgres placeholders (`$1`), in SQLite's (`?1`): the placeholder
+/// rule, for code that cannot go through [`on_pool!`] (a transaction spanning engine-specific
+/// calls).
+#[cfg(feature = "sqlite")]
+pub(crate) fn sqlite_sql(text: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(text.replace('$', "?"))
+}
 
 /// A database the durable parts of the library keep their state in: a SQLite file (feature
 /// `sqlite`) or a Postgres database (feature `postgres`), with one connection pool. Cloning is

@@ -26,6 +26,8 @@ pub(crate) mod stored;
 
 #[cfg(durable)]
 pub use database::Database;
+#[cfg(feature = "sqlite")]
+pub(crate) use database::sqlite_sql;
 #[cfg(durable)]
 pub(crate) use database::{Pool, now_ms, on_pool};
 #[cfg(durable)]

@@ -348,21 +348,19 @@ impl SqlTaskStore {
                 run.await.map_err(|e| self.error("cancelling a task", e))
             }
             #[cfg(feature = "sqlite")]
-            crate::storage::Pool::Sqlite(pool) => {
-                sqlx::query(sqlx::AssertSqlSafe(UPDATE.replace('$', "?")))
-                    .bind(&task.id)
-                    .bind(&task.context_id)
-                    .bind(&columns.state)
-                    .bind(columns.terminal)
-                    .bind(columns.status_ns)
-                    .bind(now_ms())
-                    .bind(Json(task))
-                    .bind(Some(version))
-                    .fetch_optional(pool)
-                    .await
-                    .map(|row| row.map(drop))
-                    .map_err(|e| self.error("cancelling a task", e))
-            }
+            crate::storage::Pool::Sqlite(pool) => sqlx::query(crate::storage::sqlite_sql(UPDATE))
+                .bind(&task.id)
+                .bind(&task.context_id)
+                .bind(&columns.state)
+                .bind(columns.terminal)
+                .bind(columns.status_ns)
+                .bind(now_ms())
+                .bind(Json(task))
+                .bind(Some(version))
+                .fetch_optional(pool)
+                .await
+                .map(|row| row.map(drop))
+                .map_err(|e| self.error("cancelling a task", e)),
         }
     }
 }
