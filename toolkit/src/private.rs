@@ -175,6 +175,8 @@ pub struct Options {
     pub background: bool,
     /// `requires_approval`.
     pub requires_approval: bool,
+    /// `defer_loading`.
+    pub defer_loading: bool,
     /// `timeout = ".."`, in milliseconds.
     pub timeout_ms: Option<u64>,
     /// `retries = N`.
@@ -234,6 +236,7 @@ impl From<Options> for ToolOptions {
         options.sequential = o.sequential;
         options.background = o.background;
         options.requires_approval = o.requires_approval;
+        options.defer_loading = o.defer_loading;
         options.timeout = o.timeout_ms.map(std::time::Duration::from_millis);
         options.retries = o.retries;
         options.max_output_bytes = o.max_output_bytes;

@@ -2,7 +2,7 @@
 //! tokens for spans:
 //!
 //! - `#[tool(...)]`: `name`, `description`, `group` (repeatable), the flags `read_only`,
-//!   `idempotent`, `destructive`, `sequential`, `background`, `requires_approval`,
+//!   `idempotent`, `destructive`, `sequential`, `background`, `requires_approval`, `defer_loading`,
 //!   `timeout = "30s"`, `retries = N`, `max_output_bytes = N`, `crate = "path"`;
 //! - `#[tools(...)]`: `crate = "path"`;
 //! - on a parameter: `#[arg(rename = "..", default = <expr> | default, description = "..")]`,

@@ -15,16 +15,18 @@ pub(crate) enum Flag {
     Sequential,
     Background,
     RequiresApproval,
+    DeferLoading,
 }
 
 impl Flag {
-    const ALL: [Flag; 6] = [
+    const ALL: [Flag; 7] = [
         Flag::ReadOnly,
         Flag::Idempotent,
         Flag::Destructive,
         Flag::Sequential,
         Flag::Background,
         Flag::RequiresApproval,
+        Flag::DeferLoading,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Flag {
             Flag::Sequential => "sequential",
             Flag::Background => "background",
             Flag::RequiresApproval => "requires_approval",
+            Flag::DeferLoading => "defer_loading",
         }
     }
 }
@@ -49,6 +52,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "sequential",
     "background",
     "requires_approval",
+    "defer_loading",
     "timeout",
     "retries",
     "max_output_bytes",
@@ -61,7 +65,7 @@ pub(crate) struct ToolAttr {
     pub name: Option<Opt<LitStr>>,
     pub description: Option<Opt<LitStr>>,
     pub groups: Vec<LitStr>,
-    flags: [Option<Opt<bool>>; 6],
+    flags: [Option<Opt<bool>>; 7],
     /// Milliseconds.
     pub timeout_ms: Option<Opt<u64>>,
     pub retries: Option<Opt<u32>>,

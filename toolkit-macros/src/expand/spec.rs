@@ -93,6 +93,7 @@ fn options(tool: &ToolFn) -> TokenStream {
     let sequential = a.is(Flag::Sequential);
     let background = a.is(Flag::Background);
     let requires_approval = a.is(Flag::RequiresApproval);
+    let defer_loading = a.is(Flag::DeferLoading);
     let timeout_ms = match &a.timeout_ms {
         Some(t) => {
             let ms = t.value;
@@ -124,6 +125,7 @@ fn options(tool: &ToolFn) -> TokenStream {
             sequential: #sequential,
             background: #background,
             requires_approval: #requires_approval,
+            defer_loading: #defer_loading,
             timeout_ms: #timeout_ms,
             retries: #retries,
             max_output_bytes: #max_output_bytes,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tool::{ToolCall, ToolResult};
+use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +55,74 @@ pub struct Message {
     /// call forever.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calls_in_text: bool,
+    /// For a tool message: tools its result makes callable (the answer of a tool search).
+    /// Providers with client-side tool search send them as references the model can call
+    /// (Anthropic `tool_reference` blocks); others show the text alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_references: Vec<String>,
+    /// For a system message: the tool list changed here in the conversation (see
+    /// [`ToolChange`]). Providers that can change tools mid-conversation without rewriting
+    /// the cached request prefix render it; the others leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_change: Option<ToolChange>,
+    /// For an assistant message: the provider's own items of this turn, as it sent them
+    /// (reasoning, server-side tool search), replayed unchanged to the same provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeItems>,
+}
+
+/// A change of the tools the model may call, at one point of a conversation: tools found by
+/// a search or switched on with their group (`added`), tools switched off (`removed`).
+///
+/// An agent records one as a system message ([`Message::tool_change`]) when it talks to a
+/// model whose provider keeps its prompt cache across such changes
+/// ([`ToolFeatures::tool_changes`](crate::model::ToolFeatures)).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolChange {
+    /// Tools callable from here on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<ToolDefinition>,
+    /// Names of tools no longer callable from here on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+}
+
+impl ToolChange {
+    /// A change adding `added` and removing `removed`.
+    pub fn new(added: Vec<ToolDefinition>, removed: Vec<String>) -> Self {
+        ToolChange { added, removed }
+    }
+
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// A provider's own items of one assistant turn, kept so that the next request to the same
+/// provider can send them back unchanged: OpenAI Responses reasoning items (with their
+/// encrypted content) and `tool_search_call`s, Anthropic `server_tool_use` and
+/// `tool_search_tool_result` blocks. Another provider reads the message's `content` and
+/// `tool_calls` instead.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NativeItems {
+    /// The provider that wrote them (its [`ChatModel::name`](crate::model::ChatModel::name)
+    /// family: `"openai-responses"`, `"anthropic"`).
+    pub provider: String,
+    /// The items, in the order the provider sent them, calls included.
+    pub items: Vec<serde_json::Value>,
+}
+
+impl NativeItems {
+    /// `items` as written by `provider`.
+    pub fn new(provider: impl Into<String>, items: Vec<serde_json::Value>) -> Self {
+        NativeItems {
+            provider: provider.into(),
+            items,
+        }
+    }
 }
 
 impl Message {
@@ -67,6 +135,9 @@ impl Message {
             name: None,
             is_error: false,
             calls_in_text: false,
+            tool_references: Vec::new(),
+            tool_change: None,
+            native: None,
         }
     }
 
@@ -85,6 +156,26 @@ impl Message {
         Message {
             tool_calls,
             ..Self::new(Role::Assistant, content)
+        }
+    }
+
+    /// A system message recording a change of the tool list (see [`ToolChange`]); its text
+    /// says the same in words, for providers that show it as text.
+    pub fn tool_change(change: ToolChange) -> Self {
+        let mut text = String::from("[tools]");
+        if !change.added.is_empty() {
+            let names: Vec<&str> = change.added.iter().map(|d| d.name()).collect();
+            text.push_str(&format!(" Now available: {}.", names.join(", ")));
+        }
+        if !change.removed.is_empty() {
+            text.push_str(&format!(
+                " No longer available: {}.",
+                change.removed.join(", ")
+            ));
+        }
+        Message {
+            tool_change: Some(change),
+            ..Self::new(Role::System, text)
         }
     }
 

@@ -41,10 +41,10 @@ mod text_calls;
 #[cfg(feature = "anthropic")]
 pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder};
 pub use error::ModelError;
-pub use message::{Message, Role};
+pub use message::{Message, NativeItems, Role, ToolChange};
 #[cfg(feature = "openai")]
 pub use openai::{OpenAiChat, OpenAiChatBuilder};
-pub use request::{ChatRequest, GenerationOptions, ToolChoice};
+pub use request::{ChatRequest, DeferredTool, GenerationOptions, ToolChoice};
 pub use response::{ChatEvent, ChatResponse, FinishReason, Usage};
 pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
@@ -97,6 +97,37 @@ pub trait ChatModel: Send + Sync + 'static {
     fn name(&self) -> &str {
         "model"
     }
+
+    /// What the provider offers for large and changing tool lists. None by default: the agent
+    /// then searches deferred tools itself and sends the current tool list every turn.
+    fn tool_features(&self) -> ToolFeatures {
+        ToolFeatures::default()
+    }
+}
+
+/// What a model's provider offers for large and changing tool lists; an agent uses each
+/// feature the model has unless told otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolFeatures {
+    /// The provider searches deferred tools itself
+    /// ([`ChatRequest::deferred_tools`]): Anthropic's tool search tool, OpenAI Responses'
+    /// `tool_search`.
+    pub native_search: bool,
+    /// The provider can change the callable tools mid-conversation without rewriting the
+    /// cached request prefix ([`ChatRequest::declared_tools`] and
+    /// [`ToolChange`] messages).
+    pub tool_changes: bool,
+}
+
+impl ToolFeatures {
+    /// Both features.
+    pub fn all() -> Self {
+        ToolFeatures {
+            native_search: true,
+            tool_changes: true,
+        }
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
@@ -112,6 +143,9 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     fn name(&self) -> &str {
         (**self).name()
     }
+    fn tool_features(&self) -> ToolFeatures {
+        (**self).tool_features()
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
@@ -126,5 +160,8 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
     }
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn tool_features(&self) -> ToolFeatures {
+        (**self).tool_features()
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::message::Message;
 use crate::tool::ToolDefinition;
+use crate::toolkit::GroupInfo;
 
 /// Whether and which tools the model may call.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +91,36 @@ pub struct ChatRequest {
     pub parallel_tool_calls: bool,
     /// Sampling and length settings.
     pub options: GenerationOptions,
+    /// Tools the model does not see up front but may find with the provider's own tool
+    /// search (sent marked `defer_loading`, with the provider's search tool). Empty unless the
+    /// agent uses the provider's search ([`ToolSearch::Native`](crate::agent::ToolSearch)).
+    pub deferred_tools: Vec<DeferredTool>,
+    /// When set, the tool list this conversation started with, sent as the request's tool
+    /// list in every request so that the provider's cached prefix stays the same; `tools` is
+    /// then what may be called now, and the conversation's
+    /// [`tool_change`](Message::tool_change) messages say where tools came and went. Set by
+    /// the agent only for models whose provider supports it
+    /// ([`ToolFeatures::tool_changes`](crate::model::ToolFeatures)); a provider that cannot
+    /// use it sends `tools`.
+    pub declared_tools: Option<Vec<ToolDefinition>>,
+}
+
+/// A tool the model may find with the provider's tool search, and the group it belongs to
+/// (OpenAI Responses shows groups as namespaces).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct DeferredTool {
+    /// Its definition.
+    pub definition: ToolDefinition,
+    /// Its group, if any.
+    pub group: Option<std::sync::Arc<GroupInfo>>,
+}
+
+impl DeferredTool {
+    /// `definition`, in `group`.
+    pub fn new(definition: ToolDefinition, group: Option<std::sync::Arc<GroupInfo>>) -> Self {
+        DeferredTool { definition, group }
+    }
 }
 
 impl ChatRequest {
@@ -117,6 +148,19 @@ impl ChatRequest {
     /// The same request allowing (or not) several calls in one turn.
     pub fn with_parallel_tool_calls(mut self, parallel: bool) -> Self {
         self.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// The same request with these tools findable by the provider's tool search.
+    pub fn with_deferred_tools(mut self, tools: Vec<DeferredTool>) -> Self {
+        self.deferred_tools = tools;
+        self
+    }
+
+    /// The same request declaring `tools` as the conversation's fixed tool list (see
+    /// [`declared_tools`](Self::declared_tools)).
+    pub fn with_declared_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.declared_tools = Some(tools);
         self
     }
 

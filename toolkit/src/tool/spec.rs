@@ -36,6 +36,10 @@ pub struct ToolOptions {
     pub background: bool,
     /// Pauses for approval before running.
     pub requires_approval: bool,
+    /// Not shown to the model up front: the tool is found by searching
+    /// ([`Toolkit::search_tools`](crate::Toolkit::search_tools), or the provider's own tool
+    /// search) and callable once found.
+    pub defer_loading: bool,
     /// Deadline per attempt.
     pub timeout: Option<Duration>,
     /// Retries allowed after the first attempt.
@@ -88,6 +92,12 @@ impl ToolOptions {
     /// Calls wait for approval before they run.
     pub fn requires_approval(mut self) -> Self {
         self.requires_approval = true;
+        self
+    }
+
+    /// The tool is deferred: found by search rather than shown up front.
+    pub fn defer_loading(mut self) -> Self {
+        self.defer_loading = true;
         self
     }
 

@@ -144,6 +144,9 @@ impl<M: ChatModel> TextToolCalls<M> {
             tool_choice,
             parallel_tool_calls,
             options,
+            // Tool search and cache-keeping tool lists are features of providers' APIs; a
+            // model taught tools in the prompt has neither (its `tool_features` are none).
+            ..
         } = request;
         if tools.is_empty() {
             let request = ChatRequest::new(prompt::history(messages, None, self.format))
