@@ -6,6 +6,7 @@
 mod bad_input;
 #[cfg(feature = "validate")]
 mod calculator;
+mod deferred;
 mod fast_path;
 mod fixtures;
 mod groups;

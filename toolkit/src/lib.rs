@@ -83,10 +83,11 @@
 //! | `args` | reading a call's JSON arguments into a tool's parameters | `context`, `param` |
 //! | `tool` | what a tool is: [`ToolSpec`](tool::ToolSpec), calls, results, output | `args`, `context`, `param`, `schema` |
 //! | `dialect` | the forms of a tool definition each provider accepts | `schema`, `tool` |
+//! | `search` | tool search: a BM25F index over tool definitions | `tool` |
 //! | `exec` | the tower stack one call runs through; [`RetryPolicy`] | `args`, `context`, `tool` |
 //! | `storage` | `storage::Database`, migrations, the versioned stored form | — |
 //! | `jobs` | background jobs: the backend seam and the in-process backend | `context`, `storage`, `tool` |
-//! | `toolkit` | [`Toolkit`]: registration, groups, dispatch, batches | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `tool` |
+//! | `toolkit` | [`Toolkit`]: registration, groups, deferred tools, dispatch, batches | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `search`, `tool` |
 //! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit` |
 //! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
@@ -152,6 +153,7 @@ pub mod mcp;
 pub mod model;
 mod param;
 mod schema;
+pub mod search;
 pub mod storage;
 pub mod testing;
 #[cfg(any(

@@ -4,8 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::message::Message;
-use crate::tool::ToolDefinition;
-use crate::toolkit::GroupInfo;
+use crate::tool::{GroupInfo, ToolDefinition};
 
 /// Whether and which tools the model may call.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -26,5 +26,5 @@ pub use call::ToolCall;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use output::{Content, IntoToolOutput, Json, ToolOutput};
 pub use result::ToolResult;
-pub use spec::{ToolOptions, ToolSpec};
+pub use spec::{GroupInfo, ToolOptions, ToolSpec};
 pub use typed::Tool;

@@ -120,6 +120,21 @@ impl ToolOptions {
     }
 }
 
+/// A declared tool group (declared with
+/// [`ToolkitBuilder::group`](crate::toolkit::ToolkitBuilder::group) and its siblings; also at
+/// `agent_toolkit::toolkit::GroupInfo`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GroupInfo {
+    /// The group's name.
+    pub name: String,
+    /// What its tools are for (shown to agents that manage their own groups).
+    pub description: String,
+    /// Its tools are deferred: found by search rather than shown up front
+    /// ([`ToolkitBuilder::deferred_group`](crate::toolkit::ToolkitBuilder::deferred_group)).
+    pub deferred: bool,
+}
+
 /// Everything a tool declares about itself.
 #[derive(Clone, Debug)]
 #[non_exhaustive]

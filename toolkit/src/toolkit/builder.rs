@@ -57,6 +57,7 @@ struct GroupDecl {
     name: String,
     description: String,
     active: bool,
+    deferred: bool,
 }
 
 struct Registration {
@@ -159,6 +160,20 @@ impl ToolkitBuilder {
         self.declare(name.into(), description.into(), false)
     }
 
+    /// Declare a group of *deferred* tools, active from the start: its tools (registered ones,
+    /// and every tool of a [`DynamicTools`] set registered in it — a whole imported MCP server
+    /// or remote A2A agent) are not shown to the model up front. The model finds them by
+    /// searching ([`Toolkit::search_tools`], an agent's `search_tools` meta tool or the
+    /// provider's own tool search); a tool found in a scope is callable there from then on
+    /// ([`Toolkit::load_tools`]). Switching the group off hides its tools, found or not.
+    pub fn deferred_group(self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        let mut this = self.declare(name.into(), description.into(), true);
+        if let Some(g) = this.groups.last_mut() {
+            g.deferred = true;
+        }
+        this
+    }
+
     fn declare(mut self, name: String, description: String, active: bool) -> Self {
         if self.groups.iter().any(|g| g.name == name) {
             self.errors.push(ConfigError::DuplicateGroup(name));
@@ -167,6 +182,7 @@ impl ToolkitBuilder {
                 name,
                 description,
                 active,
+                deferred: false,
             });
         }
         self
@@ -430,6 +446,7 @@ impl ToolkitBuilder {
         let mut settings = Vec::new();
         let mut definitions = Vec::new();
         let mut tool_group_ids = Vec::new();
+        let mut deferred = Vec::new();
         let mut by_name = rustc_hash::FxHashMap::default();
         for reg in registrations {
             let specs: Vec<ToolSpec> = reg.tools.iter().map(|t| t.spec()).collect();
@@ -470,6 +487,9 @@ impl ToolkitBuilder {
                     &defaults.base,
                 )));
                 definitions.push(entry.definition.clone());
+                deferred.push(
+                    entry.options.defer_loading || tool_groups.iter().any(|&g| groups[g].deferred),
+                );
                 tool_group_ids.push(tool_groups);
                 entries.push(entry);
             }
@@ -477,7 +497,11 @@ impl ToolkitBuilder {
         let mut dynamic_sets = Vec::new();
         for (group, tools) in dynamic {
             match group_ids.get(group.as_str()) {
-                Some(&id) => dynamic_sets.push(DynamicRegistration { group: id, tools }),
+                Some(&id) => dynamic_sets.push(DynamicRegistration {
+                    group: id,
+                    deferred: groups[id].deferred,
+                    tools,
+                }),
                 None => errors.push(ConfigError::UnknownGroup {
                     tool: "(dynamic tool set)".into(),
                     group,
@@ -491,7 +515,7 @@ impl ToolkitBuilder {
         let name_maps =
             Dialect::ALL.map(|d| NameMap::new(d, definitions.iter().map(ToolDefinition::name)));
         let default_active: Vec<bool> = groups.iter().map(|g| g.active).collect();
-        let masks = GroupMasks::new(groups.len(), tool_group_ids.into_iter());
+        let masks = GroupMasks::new(groups.len(), tool_group_ids.into_iter(), deferred);
         let table: Arc<[ToolDefinition]> = definitions.into();
         let inner = Inner {
             table,
@@ -504,8 +528,10 @@ impl ToolkitBuilder {
                 .map(|g| GroupInfo {
                     name: g.name,
                     description: g.description,
+                    deferred: g.deferred,
                 })
                 .collect(),
+            search: Default::default(),
             name_maps,
             context: Arc::new(context),
             policy,

@@ -188,6 +188,8 @@ impl std::fmt::Debug for DynamicTools {
 pub(super) struct DynamicRegistration {
     /// The group its tools belong to.
     pub(super) group: usize,
+    /// That group is deferred: so are all its tools.
+    pub(super) deferred: bool,
     pub(super) tools: DynamicTools,
 }
 

@@ -5,6 +5,7 @@ mod builder;
 mod compile;
 mod dynamic;
 mod scope;
+mod search;
 mod snapshot;
 
 use std::sync::Arc;
@@ -34,17 +35,8 @@ use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
 use crate::jobs::{BackgroundJobs, Job, Submission};
 use crate::param::ParamKind;
+pub use crate::tool::GroupInfo;
 use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
-
-/// A declared tool group.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct GroupInfo {
-    /// The group's name.
-    pub name: String,
-    /// What its tools are for (shown to agents that manage their own groups).
-    pub description: String,
-}
 
 struct Inner {
     /// Registrations; index `i` here, in `settings`, `table` and `masks` is the same tool.
@@ -70,6 +62,8 @@ struct Inner {
     dynamic: Vec<DynamicRegistration>,
     /// What the settings of dynamic tools are made from.
     exec_base: ExecBase,
+    /// The search index over every tool, built on the first search.
+    search: std::sync::Mutex<search::SearchState>,
 }
 
 /// Tools, their groups, and dispatch of model calls.
@@ -99,6 +93,19 @@ pub struct Toolkit {
     scope: Arc<Scope>,
     /// Who approves calls of `requires_approval` tools made through this handle.
     approver: Option<Arc<dyn ApprovalHook>>,
+}
+
+/// The name of the meta tool that searches deferred tools (an agent's, or a provider's
+/// client-side tool search answered by the agent).
+pub const SEARCH_TOOL: &str = "search_tools";
+
+/// Whether a tool may be called in a scope.
+enum Availability {
+    Active,
+    /// Its groups are all off.
+    Off,
+    /// It is deferred and was not found in this scope.
+    Deferred,
 }
 
 /// A tool a call names: a registration, or a tool of a dynamic set.
@@ -185,12 +192,86 @@ impl Toolkit {
         let versions = self.versions();
         self.scope.cached(versions, || {
             let active = self.active_groups();
-            let snapshot = ToolSnapshot::build(&self.inner.table, &self.inner.masks, &active);
+            let found = self.found();
+            let table = &self.inner.table;
+            let snapshot = ToolSnapshot::build(table, &self.inner.masks, &active, |i| {
+                found.contains(table[i].name())
+            });
             if self.inner.dynamic.is_empty() {
                 return snapshot;
             }
-            snapshot.with_dynamic(self.active_dynamic(&active))
+            let (loaded, deferred) = self.active_dynamic(&active, &found);
+            snapshot.with_dynamic(loaded, deferred)
         })
+    }
+
+    /// Make these deferred tools callable in this scope (toolkit-wide for the toolkit itself,
+    /// local for a [`view`](Self::view)), as a search that found them does; returns the names
+    /// newly made callable. Names of tools that are not deferred, not in an active group, or
+    /// unknown are skipped. A view sees the tools found toolkit-wide as well as its own.
+    pub fn load_tools<S: AsRef<str>>(&self, names: impl IntoIterator<Item = S>) -> Vec<String> {
+        let wanted: Vec<String> = names
+            .into_iter()
+            .filter(|n| matches!(self.find(n.as_ref()), Some((_, Availability::Deferred))))
+            .map(|n| self.canonical_name(n.as_ref()))
+            .collect();
+        self.scope.find(wanted)
+    }
+
+    /// The tools of this scope best matching `query` (BM25F over name, description and
+    /// parameters; see [`search`](crate::search)), at most `limit`, best first: the deferred
+    /// tools not found yet and the tools already callable alike, of active groups only. The
+    /// index is built on the first search and follows [`DynamicTools`] changes incrementally.
+    /// Searching finds; it does not load ([`load_tools`](Self::load_tools)).
+    pub fn search_tools(&self, query: &str, limit: usize) -> Vec<crate::search::SearchHit> {
+        let snapshot = self.snapshot();
+        let dynamic: rustc_hash::FxHashSet<&str> = snapshot
+            .dynamic_entries()
+            .iter()
+            .chain(snapshot.deferred_dynamic_entries())
+            .map(|e| e.definition.name())
+            .collect();
+        let reachable = |name: &str| match self.inner.by_name.get(name) {
+            Some(&i) => snapshot.contains_index(i) || snapshot.contains_deferred_index(i),
+            None => dynamic.contains(name),
+        };
+        let mut state = crate::util::lock(&self.inner.search);
+        let version = self.inner.dynamic.iter().map(|d| d.tools.version()).sum();
+        let index = state.refresh(&self.inner.table, version, || self.dynamic_definitions());
+        index.search_where(query, limit, reachable)
+    }
+
+    /// Whether this scope has deferred tools not found yet.
+    pub fn has_deferred(&self) -> bool {
+        self.snapshot().deferred().len() > 0
+    }
+
+    /// Deferred tools found in this scope and toolkit-wide.
+    fn found(&self) -> rustc_hash::FxHashSet<String> {
+        let mut found = self.inner.default_scope.found();
+        if !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
+            found.extend(self.scope.found());
+        }
+        found
+    }
+
+    fn is_found(&self, name: &str) -> bool {
+        self.inner.default_scope.is_found(name) || self.scope.is_found(name)
+    }
+
+    /// Every tool of the dynamic sets now, earlier sets first (hidden duplicates included).
+    fn dynamic_definitions(&self) -> Vec<ToolDefinition> {
+        self.inner
+            .dynamic
+            .iter()
+            .flat_map(|d| {
+                let set = d.tools.current();
+                set.entries
+                    .iter()
+                    .map(|e| e.definition.clone())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     /// Wake-ups for every later change that may alter the tools active in this scope: a group
@@ -440,7 +521,7 @@ impl Toolkit {
         arguments: String,
         ctx: &ToolContext,
     ) -> Result<ToolInvocation, ToolError> {
-        let Some((found, active)) = self.find(name) else {
+        let Some((found, availability)) = self.find(name) else {
             return Err(ToolError::new(
                 ToolErrorKind::UnknownTool,
                 format!(
@@ -449,14 +530,26 @@ impl Toolkit {
                 ),
             ));
         };
-        if !active {
-            return Err(ToolError::new(
-                ToolErrorKind::Unavailable,
-                format!(
-                    "tool `{name}` is not available; available tools: {}",
-                    self.available_list()
-                ),
-            ));
+        match availability {
+            Availability::Active => {}
+            Availability::Off => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "tool `{name}` is not available; available tools: {}",
+                        self.available_list()
+                    ),
+                ));
+            }
+            Availability::Deferred => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "tool `{name}` is not loaded yet: search for it first (the                          `{SEARCH_TOOL}` tool), then call it; available tools: {}",
+                        self.available_list()
+                    ),
+                ));
+            }
         }
         let (entry, settings) = match &found {
             Found::Registered(i) => (&self.inner.entries[*i], self.inner.settings[*i].clone()),
@@ -513,26 +606,53 @@ impl Toolkit {
         }
     }
 
-    /// The tool a call of `name` reaches, and whether it is active in this scope. Registered
-    /// tools are found by their name or a dialect's wire name for it; a name no registration
-    /// has is looked up in the dynamic sets, where earlier sets hide later ones.
-    fn find(&self, name: &str) -> Option<(Found, bool)> {
+    /// The tool a call of `name` reaches, and whether it may be called in this scope.
+    /// Registered tools are found by their name or a dialect's wire name for it; a name no
+    /// registration has is looked up in the dynamic sets, where earlier sets hide later ones.
+    fn find(&self, name: &str) -> Option<(Found, Availability)> {
         if let Some(i) = self.lookup(name) {
-            let active = self.inner.masks.is_ungrouped(i) || self.snapshot().contains_index(i);
-            return Some((Found::Registered(i), active));
+            let masks = &self.inner.masks;
+            let availability = if masks.is_always_active(i) {
+                Availability::Active
+            } else {
+                let snapshot = self.snapshot();
+                if snapshot.contains_index(i) {
+                    Availability::Active
+                } else if snapshot.contains_deferred_index(i) {
+                    Availability::Deferred
+                } else {
+                    Availability::Off
+                }
+            };
+            return Some((Found::Registered(i), availability));
         }
-        let (group, entry) = self
+        let (registration, entry) = self
             .inner
             .dynamic
             .iter()
-            .find_map(|d| d.tools.current().get(name).map(|e| (d.group, e.clone())))?;
-        Some((Found::Dynamic(entry), self.active_groups()[group]))
+            .find_map(|d| d.tools.current().get(name).map(|e| (d, e.clone())))?;
+        let availability = if !self.active_groups()[registration.group] {
+            Availability::Off
+        } else if (registration.deferred || entry.options.defer_loading)
+            && !self.is_found(entry.definition.name())
+        {
+            Availability::Deferred
+        } else {
+            Availability::Active
+        };
+        Some((Found::Dynamic(entry), availability))
     }
 
-    /// The tools of dynamic sets active with these groups, without hidden duplicates.
-    fn active_dynamic(&self, active: &[bool]) -> Vec<Arc<Entry>> {
+    /// The tools of dynamic sets in these active groups, without hidden duplicates: those
+    /// callable, and the deferred ones not found yet.
+    fn active_dynamic(
+        &self,
+        active: &[bool],
+        found: &rustc_hash::FxHashSet<String>,
+    ) -> (Vec<Arc<Entry>>, Vec<Arc<Entry>>) {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
+        let mut deferred = Vec::new();
         for registration in &self.inner.dynamic {
             let set = registration.tools.current();
             for entry in &set.entries {
@@ -544,12 +664,24 @@ impl Toolkit {
                     );
                     continue;
                 }
-                if active[registration.group] {
+                if !active[registration.group] {
+                    continue;
+                }
+                if (registration.deferred || entry.options.defer_loading) && !found.contains(name) {
+                    deferred.push(entry.clone());
+                } else {
                     out.push(entry.clone());
                 }
             }
         }
-        out
+        (out, deferred)
+    }
+
+    /// The registered name behind `name` (a wire name is mapped back); other names as given.
+    fn canonical_name(&self, name: &str) -> String {
+        self.lookup(name)
+            .map_or(name, |i| self.inner.table[i].name())
+            .to_string()
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {

@@ -3,6 +3,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustc_hash::FxHashSet;
 use tokio::sync::watch;
 
 use super::snapshot::ToolSnapshot;
@@ -23,6 +24,8 @@ pub(super) struct Scope {
     /// Told the new version on every change, for [`ToolChanges`](super::ToolChanges).
     changes: watch::Sender<u64>,
     cache: Mutex<Option<Cached>>,
+    /// Deferred tools found in this scope, by name.
+    found: Mutex<FxHashSet<String>>,
 }
 
 impl Scope {
@@ -32,6 +35,7 @@ impl Scope {
             version: AtomicU64::new(0),
             changes: watch::Sender::new(0),
             cache: Mutex::new(None),
+            found: Mutex::new(FxHashSet::default()),
         }
     }
 
@@ -41,6 +45,7 @@ impl Scope {
             version: AtomicU64::new(0),
             changes: watch::Sender::new(0),
             cache: Mutex::new(None),
+            found: Mutex::new(FxHashSet::default()),
         }
     }
 
@@ -51,6 +56,31 @@ impl Scope {
             let version = self.version.fetch_add(1, Ordering::Release) + 1;
             self.changes.send_replace(version);
         }
+    }
+
+    /// Mark these deferred tools found; the names newly found.
+    pub(super) fn find(&self, names: impl IntoIterator<Item = String>) -> Vec<String> {
+        let mut found = lock(&self.found);
+        let new: Vec<String> = names
+            .into_iter()
+            .filter(|name| found.insert(name.clone()))
+            .collect();
+        drop(found);
+        if !new.is_empty() {
+            let version = self.version.fetch_add(1, Ordering::Release) + 1;
+            self.changes.send_replace(version);
+        }
+        new
+    }
+
+    /// The deferred tools found in this scope, by name.
+    pub(super) fn found(&self) -> FxHashSet<String> {
+        lock(&self.found).clone()
+    }
+
+    /// Whether this deferred tool was found in this scope.
+    pub(super) fn is_found(&self, name: &str) -> bool {
+        lock(&self.found).contains(name)
     }
 
     pub(super) fn version(&self) -> u64 {

@@ -14,12 +14,18 @@ use crate::tool::ToolDefinition;
 pub(super) struct GroupMasks {
     stride: usize,
     bits: Vec<u64>,
-    /// Tools in no group are always active.
+    /// Tools in no group are always active (unless deferred).
     ungrouped: Vec<bool>,
+    /// Deferred tools: active only once found.
+    deferred: Vec<bool>,
 }
 
 impl GroupMasks {
-    pub(super) fn new(groups: usize, tools: impl ExactSizeIterator<Item = Vec<usize>>) -> Self {
+    pub(super) fn new(
+        groups: usize,
+        tools: impl ExactSizeIterator<Item = Vec<usize>>,
+        deferred: Vec<bool>,
+    ) -> Self {
         let stride = groups.div_ceil(64).max(1);
         let mut bits = vec![0u64; stride * tools.len()];
         let mut ungrouped = Vec::with_capacity(tools.len());
@@ -33,6 +39,7 @@ impl GroupMasks {
             stride,
             bits,
             ungrouped,
+            deferred,
         }
     }
 
@@ -45,12 +52,12 @@ impl GroupMasks {
         row
     }
 
-    /// Whether tool `tool` is in no group (and so always active).
-    pub(super) fn is_ungrouped(&self, tool: usize) -> bool {
-        self.ungrouped[tool]
+    /// Whether tool `tool` is in no group and not deferred (and so always active).
+    pub(super) fn is_always_active(&self, tool: usize) -> bool {
+        self.ungrouped[tool] && !self.deferred[tool]
     }
 
-    fn is_active(&self, tool: usize, row: &[u64]) -> bool {
+    fn in_active_group(&self, tool: usize, row: &[u64]) -> bool {
         self.ungrouped[tool]
             || self.bits[tool * self.stride..(tool + 1) * self.stride]
                 .iter()
@@ -71,35 +78,80 @@ pub struct ToolSnapshot {
     member: Arc<[u64]>,
     /// Active tools of dynamic sets; `None` when the toolkit has no dynamic set.
     dynamic: Option<Arc<[Arc<Entry>]>>,
+    /// Deferred tools of active groups not found yet: registrations, then dynamic tools.
+    deferred: Arc<[u32]>,
+    deferred_member: Arc<[u64]>,
+    deferred_dynamic: Option<Arc<[Arc<Entry>]>>,
 }
 
 impl ToolSnapshot {
+    /// The snapshot for these active groups; `found` says whether a deferred tool (by
+    /// registration index) was found in the scope.
     pub(super) fn build(
         table: &Arc<[ToolDefinition]>,
         masks: &GroupMasks,
         active_groups: &[bool],
+        found: impl Fn(usize) -> bool,
     ) -> Self {
         let row = masks.row(active_groups);
         let mut active = Vec::with_capacity(table.len());
+        let mut deferred = Vec::new();
         let mut member = vec![0u64; table.len().div_ceil(64)];
+        let mut deferred_member = member.clone();
         for i in 0..table.len() {
-            if masks.is_active(i, &row) {
-                active.push(i as u32);
-                member[i / 64] |= 1 << (i % 64);
+            if !masks.in_active_group(i, &row) {
+                continue;
             }
+            if masks.deferred[i] && !found(i) {
+                deferred.push(i as u32);
+                deferred_member[i / 64] |= 1 << (i % 64);
+                continue;
+            }
+            active.push(i as u32);
+            member[i / 64] |= 1 << (i % 64);
         }
         ToolSnapshot {
             table: table.clone(),
             active: active.into(),
             member: member.into(),
             dynamic: None,
+            deferred: deferred.into(),
+            deferred_member: deferred_member.into(),
+            deferred_dynamic: None,
         }
     }
 
-    /// The same snapshot with these active tools of dynamic sets after the static ones.
-    pub(super) fn with_dynamic(mut self, dynamic: Vec<Arc<Entry>>) -> Self {
+    /// The same snapshot with these tools of dynamic sets, active and deferred, after the
+    /// registered ones.
+    pub(super) fn with_dynamic(
+        mut self,
+        dynamic: Vec<Arc<Entry>>,
+        deferred: Vec<Arc<Entry>>,
+    ) -> Self {
         self.dynamic = Some(dynamic.into());
+        self.deferred_dynamic = Some(deferred.into());
         self
+    }
+
+    /// Deferred tools of active groups not found yet in this scope: what a search may find.
+    /// Registered tools first, in registration order, then tools of dynamic sets.
+    pub fn deferred(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> + '_ {
+        Chained {
+            fixed: self.deferred.iter().map(|&i| &self.table[i as usize]),
+            dynamic: self
+                .deferred_dynamic_entries()
+                .iter()
+                .map(|e| &e.definition),
+        }
+    }
+
+    /// The deferred tool called `name` not found yet, if any (a scan: for a few names).
+    pub fn get_deferred(&self, name: &str) -> Option<&ToolDefinition> {
+        self.deferred().find(|d| d.name() == name)
+    }
+
+    pub(super) fn deferred_dynamic_entries(&self) -> &[Arc<Entry>] {
+        self.deferred_dynamic.as_deref().unwrap_or(&[])
     }
 
     /// How many tools are active.
@@ -137,14 +189,24 @@ impl ToolSnapshot {
 
     /// Whether the tool at registration index `index` is active.
     pub(super) fn contains_index(&self, index: usize) -> bool {
-        self.member
-            .get(index / 64)
-            .is_some_and(|w| w & (1 << (index % 64)) != 0)
+        bit(&self.member, index)
+    }
+
+    /// Whether the tool at registration index `index` is deferred and not found yet (in an
+    /// active group).
+    pub(super) fn contains_deferred_index(&self, index: usize) -> bool {
+        bit(&self.deferred_member, index)
     }
 
     pub(super) fn indices(&self) -> impl Iterator<Item = usize> + '_ {
         self.active.iter().map(|&i| i as usize)
     }
+}
+
+fn bit(words: &[u64], index: usize) -> bool {
+    words
+        .get(index / 64)
+        .is_some_and(|w| w & (1 << (index % 64)) != 0)
 }
 
 /// Static then dynamic definitions; `std::iter::Chain` is not `ExactSizeIterator`.
