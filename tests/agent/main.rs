@@ -16,6 +16,7 @@ mod info;
 mod limits;
 mod paused;
 mod runs;
+mod search;
 mod tools;
 
 /// The hand-written tool of seeds/002, shared with the core tests.

@@ -397,6 +397,14 @@ pub enum ConfigError {
         "{0}(..) was called before any `.register(..)`; it applies to the tools registered just before it"
     )]
     NothingRegistered(&'static str),
+    /// An agent was asked to use its model's own tool search, which the model does not have.
+    #[error(
+        "the model `{model}` has no tool search of its own; use `ToolSearch::Auto` (its own where it has one, `search_tools` elsewhere) or `ToolSearch::Local`"
+    )]
+    NoNativeToolSearch {
+        /// The model's name.
+        model: String,
+    },
     /// An unknown group was named at runtime.
     #[error("there is no tool group named `{name}`; groups: {known}")]
     NoSuchGroup {

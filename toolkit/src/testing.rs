@@ -10,7 +10,8 @@ use futures::stream::BoxStream;
 use serde_json::Value;
 
 use crate::model::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Usage,
+    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError,
+    ToolFeatures, Usage,
 };
 use crate::tool::ToolCall;
 use crate::util::lock;
@@ -72,6 +73,7 @@ pub struct ScriptedModel {
     turns: Mutex<VecDeque<ScriptedTurn>>,
     checks: Mutex<VecDeque<Option<Check>>>,
     requests: Mutex<Vec<ChatRequest>>,
+    features: ToolFeatures,
 }
 
 impl std::fmt::Debug for ScriptedModel {
@@ -92,7 +94,16 @@ impl ScriptedModel {
             turns: Mutex::new(turns),
             checks: Mutex::new(checks),
             requests: Mutex::default(),
+            features: ToolFeatures::default(),
         }
+    }
+
+    /// The same model claiming these provider features: an agent then sends it deferred
+    /// tools for a search of its own, or the tool list as a provider that keeps its prompt
+    /// cache wants it. (The script decides what the model does with them.)
+    pub fn with_tool_features(mut self, features: ToolFeatures) -> Self {
+        self.features = features;
+        self
     }
 
     /// Add a turn.
@@ -205,6 +216,10 @@ impl ChatModel for ScriptedModel {
 
     fn name(&self) -> &str {
         "scripted"
+    }
+
+    fn tool_features(&self) -> ToolFeatures {
+        self.features
     }
 }
 

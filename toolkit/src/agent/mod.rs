@@ -11,6 +11,7 @@
 //! | `resume` | continuing a [`PausedRun`] in any agent built like the one that paused it: [`resume`](ReActAgent::resume) |
 //! | `resume_error` | [`ResumeError`]: a state that cannot be read, decided or resumed |
 //! | `groups` | the `reset_equipped_tools` meta tool for groups the agent manages |
+//! | `search` | deferred tools: [`ToolSearch`] (the `search_tools` meta tool or the provider's own search), and the tool-list changes told to providers that keep their prompt cache |
 //! | `info` | [`AgentInfo`], the agent reference a tool takes with `#[ctx]` |
 //!
 //! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit
@@ -42,12 +43,14 @@ mod paused_run;
 mod resume;
 mod resume_error;
 mod run;
+mod search;
 
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
 pub use info::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
 pub use resume_error::ResumeError;
+pub use search::ToolSearch;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -88,6 +91,14 @@ pub struct ReActAgent {
     /// A run stopped at calls that wait for approval or for external results. Its
     /// `messages` stay empty: the memory is the conversation.
     suspended: Option<PausedRun>,
+    /// How the model finds deferred tools.
+    tool_search: ToolSearch,
+    /// How many tools a search lists when the model does not say.
+    search_limit: usize,
+    /// What a provider that keeps its cache across tool changes was told so far.
+    tool_list: search::ToolList,
+    /// The tools each of this turn's searches made callable, by call id.
+    search_references: search::References,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -119,6 +130,8 @@ impl ReActAgent {
             argument_budget: 3,
             return_directly: HashSet::new(),
             managed_groups: Vec::new(),
+            tool_search: ToolSearch::Auto,
+            search_limit: search::SEARCH_LIMIT,
         }
     }
 
@@ -143,6 +156,7 @@ impl ReActAgent {
     pub fn clear_memory(&mut self) {
         self.memory.clear();
         self.suspended = None;
+        self.tool_list = search::ToolList::default();
     }
 
     /// This agent's view of its toolkit (its own group state).
@@ -215,6 +229,8 @@ pub struct ReActAgentBuilder {
     argument_budget: u32,
     return_directly: HashSet<String>,
     managed_groups: Vec<String>,
+    tool_search: ToolSearch,
+    search_limit: usize,
 }
 
 impl ReActAgentBuilder {
@@ -326,7 +342,22 @@ impl ReActAgentBuilder {
         self
     }
 
-    /// Build the agent. Fails if no toolkit was given or a managed group does not exist.
+    /// How the model finds the toolkit's deferred tools (default [`ToolSearch::Auto`]: the
+    /// provider's own search where the model has one, the `search_tools` meta tool elsewhere).
+    /// Tools a search finds are callable from the model's next step, in this agent's view.
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.tool_search = search;
+        self
+    }
+
+    /// How many tools a `search_tools` call lists when the model does not say (default 5).
+    pub fn search_limit(mut self, limit: usize) -> Self {
+        self.search_limit = limit.clamp(1, 20);
+        self
+    }
+
+    /// Build the agent. Fails if a managed group does not exist, or if
+    /// [`ToolSearch::Native`] was asked of a model without a search of its own.
     pub fn build(self) -> Result<ReActAgent, crate::error::ConfigError> {
         let toolkit = match self.toolkit {
             Some(t) => t,
@@ -337,6 +368,11 @@ impl ReActAgentBuilder {
                     .unwrap_or(crate::error::ConfigError::NothingRegistered("toolkit"))
             })?,
         };
+        if self.tool_search == ToolSearch::Native && !self.model.tool_features().native_search {
+            return Err(crate::error::ConfigError::NoNativeToolSearch {
+                model: self.model.name().to_string(),
+            });
+        }
         let mut managed = Vec::new();
         for name in &self.managed_groups {
             let id = toolkit.group_id(name)?;
@@ -368,6 +404,10 @@ impl ReActAgentBuilder {
             pending_background: Vec::new(),
             pause_at_approvals,
             suspended: None,
+            tool_search: self.tool_search,
+            search_limit: self.search_limit,
+            tool_list: search::ToolList::default(),
+            search_references: search::References::default(),
         })
     }
 }

@@ -14,6 +14,7 @@ use super::events::{AgentError, AgentEvent, ApprovalResponder};
 use super::external::RunOutcome;
 use super::groups::META_TOOL;
 use super::paused_run::{PausedRun, PendingApproval, Turns};
+use super::search::{self, SearchMode};
 use super::{AgentInfo, ReActAgent};
 use crate::background::JobStatus;
 use crate::context::{Level, ToolContext};
@@ -147,16 +148,36 @@ impl ReActAgent {
             self.report_background().await;
             let ctx = self.step_context(&base, &turns, iteration);
 
-            // One snapshot per turn: what the model is shown is what it may call.
+            // One snapshot per turn: what the model is shown is what it may call (and, with the
+            // provider's own search, the deferred tools it may find and call).
             let snapshot = self.toolkit.snapshot();
+            let mode = self.search_mode(&snapshot);
             let mut tools: Vec<_> = snapshot.iter().cloned().collect();
             tools.extend(self.meta_tool());
+            if mode == SearchMode::Local {
+                tools.push(self.search_tool());
+            }
             tools.extend(external.iter().cloned());
-            let request = ChatRequest::new(self.prompt())
+            let deferred = match mode {
+                SearchMode::Native => self.deferred_tools(&snapshot),
+                _ => Vec::new(),
+            };
+            let tool_changes = self.model.tool_features().tool_changes;
+            let (declared, deferred) = if tool_changes {
+                let (declared, deferred) = self.track_tool_list(&tools, deferred);
+                (Some(declared), deferred)
+            } else {
+                (None, deferred)
+            };
+            let mut request = ChatRequest::new(self.prompt())
                 .with_tools(tools)
+                .with_deferred_tools(deferred)
                 .with_tool_choice(self.tool_choice.clone())
                 .with_parallel_tool_calls(self.parallel_tool_calls)
                 .with_options(self.options.clone());
+            if let Some(declared) = declared {
+                request = request.with_declared_tools(declared);
+            }
             let response = match self.ask(request, &events).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -196,9 +217,16 @@ impl ReActAgent {
             let (remote, calls): (Vec<ToolCall>, Vec<ToolCall>) = calls
                 .into_iter()
                 .partition(|c| external.iter().any(|d| d.name() == c.name));
-            let (mut results, waiting) = self
-                .execute(calls, &snapshot, &toolkit, &ctx, &events)
+            let (mut results, waiting, found) = self
+                .execute(calls, &snapshot, mode, &toolkit, &ctx, &events)
                 .await;
+            if tool_changes && mode == SearchMode::Native {
+                // Tools the provider made callable itself are not announced as added.
+                let loaded = found.references.values().flatten().cloned();
+                self.tool_list
+                    .provider_loaded(loaded.chain(found.called_deferred));
+            }
+            self.search_references = found.references;
             for call in reused {
                 emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
                 results.push(crate::exec::batch::duplicate(call));
@@ -254,7 +282,11 @@ impl ReActAgent {
         let mut failure = None;
         for result in results {
             emit(events, AgentEvent::ToolResult(result.clone())).await;
-            self.memory.push(Message::tool_result(result));
+            let mut message = Message::tool_result(result);
+            if let Some(references) = self.search_references.remove(&result.call_id) {
+                message.tool_references = references;
+            }
+            self.memory.push(message);
             if result.is_pending()
                 && let Some(job) = result.job_id()
             {
@@ -388,14 +420,16 @@ impl ReActAgent {
         &self,
         calls: Vec<ToolCall>,
         snapshot: &crate::toolkit::ToolSnapshot,
+        mode: SearchMode,
         toolkit: &Toolkit,
         ctx: &ToolContext,
         events: &Events,
-    ) -> (Vec<ToolResult>, Vec<PendingApproval>) {
+    ) -> (Vec<ToolResult>, Vec<PendingApproval>, Found) {
         let mut results: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
         let mut batch = Vec::new();
         let mut positions = Vec::new();
         let mut waiting = Vec::new();
+        let mut found = Found::default();
         let dialect = self.model.dialect();
         for call in calls {
             if call.name == META_TOOL && !self.managed_groups.is_empty() {
@@ -403,11 +437,26 @@ impl ReActAgent {
                 results.push(Some(self.reset_equipped_tools(&call)));
                 continue;
             }
+            if search::is_search_call(&call, snapshot) && mode != SearchMode::Off {
+                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+                let (result, references) = self.run_search(&call, toolkit);
+                found.references.insert(call.id.clone(), references);
+                results.push(Some(result));
+                continue;
+            }
             let name = self
                 .toolkit
                 .original_name(dialect, &call.name)
                 .unwrap_or(&call.name);
-            if snapshot.get(name).is_none() {
+            // With the provider's own search, the model calls what that search found: a
+            // deferred tool of this turn, loaded here as it is called.
+            if mode == SearchMode::Native
+                && snapshot.get(name).is_none()
+                && snapshot.get_deferred(name).is_some()
+            {
+                toolkit.load_tools([name]);
+                found.called_deferred.push(name.to_string());
+            } else if snapshot.get(name).is_none() {
                 emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
                 let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
                 let message = if call.name.trim().is_empty() {
@@ -417,6 +466,13 @@ impl ReActAgent {
                          JSON is broken. Write each call as {{\"name\": \"TOOL\", \"arguments\": \
                          {{...}}}} with valid JSON; available tools: {}",
                         offered.join(", ")
+                    )
+                } else if mode != SearchMode::Off && snapshot.get_deferred(name).is_some() {
+                    format!(
+                        "tool `{}` is not available yet: find it with `{}` first, then call it \
+                         in your next step",
+                        call.name,
+                        crate::search::SEARCH_TOOL
                     )
                 } else {
                     format!(
@@ -444,7 +500,7 @@ impl ReActAgent {
         for (i, result) in positions.into_iter().zip(done) {
             results[i] = Some(result);
         }
-        (results.into_iter().flatten().collect(), waiting)
+        (results.into_iter().flatten().collect(), waiting, found)
     }
 
     /// Run a batch of calls through `toolkit`, forwarding their progress as it comes.
@@ -478,6 +534,14 @@ impl ReActAgent {
 }
 
 /// Asks the consumer of `run_stream` to approve a call.
+/// What a turn's calls found: the tools each search made callable (by call id), and the
+/// deferred tools called after the provider's own search found them.
+#[derive(Default)]
+struct Found {
+    references: search::References,
+    called_deferred: Vec<String>,
+}
+
 struct StreamApprover(mpsc::Sender<AgentEvent>);
 
 impl ApprovalHook for StreamApprover {

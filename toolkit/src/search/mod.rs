@@ -28,9 +28,86 @@
 mod text;
 
 use rustc_hash::FxHashMap;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::tool::ToolDefinition;
+
+/// The name of the meta tool that searches deferred tools: an agent's `search_tools`, which
+/// providers with client-side tool search also declare in their own form.
+pub const SEARCH_TOOL: &str = "search_tools";
+
+/// How many tools a search returns when the model does not say (an agent's default).
+pub const DEFAULT_SEARCH_LIMIT: usize = 5;
+
+/// The definition of the [`SEARCH_TOOL`] meta tool: a `query` in words and an optional
+/// `limit`. `catalog` says in a few words what the tools not shown cover (the deferred groups),
+/// and is added to the description when not empty.
+pub fn search_tool_definition(catalog: &str) -> ToolDefinition {
+    let mut description = String::from(
+        "Search for tools you have not been shown yet. Describe what you need to do in a few \
+         words; the best matching tools are listed with their names and what they do, and \
+         you can call them from your next step.",
+    );
+    if !catalog.is_empty() {
+        description.push_str(" Tools not shown yet cover: ");
+        description.push_str(catalog);
+    }
+    ToolDefinition::new(
+        SEARCH_TOOL,
+        description,
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What you need a tool for, in words, e.g. \"weather forecast for a city\"."
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 20,
+                    "description": "How many tools to list (default 5)."
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+/// The arguments of a [`SEARCH_TOOL`] call: its query and limit (`None` when not given), or
+/// a message saying what is wrong with them, for the model.
+pub fn parse_search_arguments(arguments: &str) -> Result<(String, Option<usize>), String> {
+    let value: Value = serde_json::from_str(if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    })
+    .map_err(|e| format!("the arguments of `{SEARCH_TOOL}` are not valid JSON: {e}"))?;
+    // A provider's hosted search sends `{"query": .., "paths": ..}`; a bare string is a query.
+    let query = match &value {
+        Value::String(q) => Some(q.clone()),
+        Value::Object(map) => map.get("query").and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    };
+    let Some(query) = query.filter(|q| !q.trim().is_empty()) else {
+        return Err(format!(
+            "`{SEARCH_TOOL}` needs a `query`: what you need a tool for, in words"
+        ));
+    };
+    let limit = match value.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(n) if (1..=20).contains(&n) => Some(n as usize),
+            _ => {
+                return Err(format!(
+                    "`limit` of `{SEARCH_TOOL}` must be a whole number from 1 to 20"
+                ));
+            }
+        },
+    };
+    Ok((query, limit))
+}
 
 /// The fields of a tool document.
 const FIELDS: usize = 4;
@@ -483,6 +560,34 @@ mod tests {
         // Freed slots are reused.
         index.insert(&tool("new_one", "Brand new.", json!({})));
         assert_eq!(index.search("brand", 1)[0].name, "new_one");
+    }
+
+    #[test]
+    fn search_arguments_are_read_or_refused_with_a_reason() {
+        assert_eq!(
+            parse_search_arguments(r#"{"query": "weather"}"#),
+            Ok(("weather".into(), None))
+        );
+        assert_eq!(
+            parse_search_arguments(r#"{"query": "weather", "limit": 3}"#),
+            Ok(("weather".into(), Some(3)))
+        );
+        assert_eq!(
+            parse_search_arguments(r#""weather""#),
+            Ok(("weather".into(), None))
+        );
+        for bad in [
+            "",
+            "{}",
+            r#"{"query": " "}"#,
+            r#"{"query": "x", "limit": 0}"#,
+            "{oops",
+        ] {
+            assert!(parse_search_arguments(bad).is_err(), "{bad}");
+        }
+        let definition = search_tool_definition("billing (invoices)");
+        assert_eq!(definition.name(), SEARCH_TOOL);
+        assert!(definition.description().ends_with("billing (invoices)"));
     }
 
     #[test]

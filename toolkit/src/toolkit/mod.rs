@@ -95,10 +95,6 @@ pub struct Toolkit {
     approver: Option<Arc<dyn ApprovalHook>>,
 }
 
-/// The name of the meta tool that searches deferred tools (an agent's, or a provider's
-/// client-side tool search answered by the agent).
-pub const SEARCH_TOOL: &str = "search_tools";
-
 /// Whether a tool may be called in a scope.
 enum Availability {
     Active,
@@ -239,6 +235,28 @@ impl Toolkit {
         let version = self.inner.dynamic.iter().map(|d| d.tools.version()).sum();
         let index = state.refresh(&self.inner.table, version, || self.dynamic_definitions());
         index.search_where(query, limit, reachable)
+    }
+
+    /// The deferred tools of `snapshot` (from this toolkit), each with the index of its group
+    /// (its first, for a registered tool in several) among [`groups`](Self::groups).
+    pub(crate) fn deferred_with_groups(
+        &self,
+        snapshot: &ToolSnapshot,
+    ) -> Vec<(ToolDefinition, Option<usize>)> {
+        let fixed = snapshot
+            .deferred_indices()
+            .map(|i| (self.inner.table[i].clone(), self.inner.masks.first_group(i)));
+        let dynamic = snapshot.deferred_dynamic_entries().iter().map(|e| {
+            let name = e.definition.name();
+            let group = self
+                .inner
+                .dynamic
+                .iter()
+                .find(|d| d.tools.current().get(name).is_some())
+                .map(|d| d.group);
+            (e.definition.clone(), group)
+        });
+        fixed.chain(dynamic).collect()
     }
 
     /// Whether this scope has deferred tools not found yet.
@@ -545,7 +563,8 @@ impl Toolkit {
                 return Err(ToolError::new(
                     ToolErrorKind::Unavailable,
                     format!(
-                        "tool `{name}` is not loaded yet: search for it first (the                          `{SEARCH_TOOL}` tool), then call it; available tools: {}",
+                        "tool `{name}` is not loaded yet: search for it first (the                          `{}` tool), then call it; available tools: {}",
+                        crate::search::SEARCH_TOOL,
                         self.available_list()
                     ),
                 ));

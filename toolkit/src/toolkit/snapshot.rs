@@ -57,6 +57,15 @@ impl GroupMasks {
         self.ungrouped[tool] && !self.deferred[tool]
     }
 
+    /// The first group tool `tool` belongs to, if any.
+    pub(super) fn first_group(&self, tool: usize) -> Option<usize> {
+        let row = &self.bits[tool * self.stride..(tool + 1) * self.stride];
+        row.iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+    }
+
     fn in_active_group(&self, tool: usize, row: &[u64]) -> bool {
         self.ungrouped[tool]
             || self.bits[tool * self.stride..(tool + 1) * self.stride]
@@ -148,6 +157,11 @@ impl ToolSnapshot {
     /// The deferred tool called `name` not found yet, if any (a scan: for a few names).
     pub fn get_deferred(&self, name: &str) -> Option<&ToolDefinition> {
         self.deferred().find(|d| d.name() == name)
+    }
+
+    /// Registration indices of the deferred tools not found yet.
+    pub(super) fn deferred_indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.deferred.iter().map(|&i| i as usize)
     }
 
     pub(super) fn deferred_dynamic_entries(&self) -> &[Arc<Entry>] {
