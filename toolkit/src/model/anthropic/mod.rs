@@ -5,6 +5,19 @@
 //! back as `tool_result` blocks at the start of a *user* message; `max_tokens` is required;
 //! streaming sends typed events (`content_block_start`, `content_block_delta`, ...) with
 //! tool arguments as `partial_json` fragments.
+//!
+//! Large tool lists ([`ChatRequest::deferred_tools`], [`ChatRequest::declared_tools`]): the
+//! deferred tools are declared with `"defer_loading": true` next to the search tool chosen
+//! with [`AnthropicMessagesBuilder::tool_search`] (Anthropic's BM25 or regex search, run on
+//! its side, or the agent's own `search_tools`, whose answers carry `tool_reference` blocks).
+//! The blocks of a server-side search (`server_tool_use`, `tool_search_tool_result`), and
+//! thinking blocks, are kept with the assistant message ([`NativeItems`]) and sent back
+//! unchanged. A conversation with a declared tool list keeps `tools` as it started, every
+//! tool that joins later declared deferred after them, and says where tools came and went
+//! with `tool_addition` / `tool_removal` blocks in a `system` message (beta
+//! `mid-conversation-tool-changes-2026-07-01`), so the cached prefix is not rewritten.
+
+use std::collections::HashSet;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -15,12 +28,12 @@ use serde_json::{Map, Value, json};
 use super::http::{self, Endpoint, HttpSettings, recovery};
 use super::text_calls::plain_history;
 use super::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
-    ToolChoice, Usage,
+    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError,
+    NativeItems, Role, ToolChoice, ToolFeatures, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
 use crate::endpoint::Secret;
-use crate::tool::ToolCall;
+use crate::tool::{ToolCall, ToolDefinition};
 
 mod stream;
 
@@ -30,6 +43,25 @@ const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const DEFAULT_MODEL: &str = "claude-haiku-4-5";
 const API_VERSION: &str = "2023-06-01";
 const DEFAULT_MAX_TOKENS: u32 = 1024;
+/// The beta that lets a conversation change its tools without rewriting the cached prefix.
+const TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
+/// What [`NativeItems::provider`] says for blocks written by this provider.
+pub(crate) const PROVIDER: &str = "anthropic";
+
+/// Which search finds an [`AnthropicMessages`] model's deferred tools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnthropicToolSearch {
+    /// Anthropic's BM25 search, run on its side (`tool_search_tool_bm25_20251119`).
+    #[default]
+    Bm25,
+    /// Anthropic's regex search (`tool_search_tool_regex_20251119`): the model writes a
+    /// Python `re.search` pattern.
+    Regex,
+    /// The agent's own `search_tools`, declared as an ordinary tool; its answers reference the
+    /// tools found (`tool_reference` blocks), which makes them callable.
+    Client,
+}
 
 /// A chat model behind the Anthropic Messages API.
 ///
@@ -53,6 +85,8 @@ pub struct AnthropicMessages {
     model: String,
     max_tokens: u32,
     text_calls: bool,
+    tool_search: AnthropicToolSearch,
+    features: ToolFeatures,
 }
 
 /// Settings of an [`AnthropicMessages`]; start with [`AnthropicMessages::builder`].
@@ -62,9 +96,26 @@ pub struct AnthropicMessagesBuilder {
     model: Option<String>,
     max_tokens: Option<u32>,
     text_calls: Option<bool>,
+    tool_search: AnthropicToolSearch,
+    features: Option<ToolFeatures>,
 }
 
 impl AnthropicMessagesBuilder {
+    /// The search that finds deferred tools (default [`AnthropicToolSearch::Bm25`]).
+    pub fn tool_search(mut self, search: AnthropicToolSearch) -> Self {
+        self.tool_search = search;
+        self
+    }
+
+    /// What the agent may use of this endpoint's features for large tool lists. Default:
+    /// both ([`ToolFeatures::all`]) for Anthropic's own API, none for another
+    /// [`base_url`](Self::base_url) (a compatible server or a proxy to a local model), whose
+    /// support is unknown.
+    pub fn tool_features(mut self, features: ToolFeatures) -> Self {
+        self.features = Some(features);
+        self
+    }
+
     /// The key sent as `x-api-key`. Optional only for proxies that add it themselves.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.http.api_key = Some(Secret(key.into()));
@@ -109,11 +160,24 @@ impl AnthropicMessagesBuilder {
                 &key.0,
             )?);
         }
+        let features = self.features.unwrap_or(if self.http.base_url.is_none() {
+            ToolFeatures::all()
+        } else {
+            ToolFeatures::default()
+        });
+        if features.tool_changes {
+            headers.push((
+                HeaderName::from_static("anthropic-beta"),
+                HeaderValue::from_static(TOOL_CHANGES_BETA),
+            ));
+        }
         Ok(AnthropicMessages {
             endpoint: Endpoint::new(&self.http, DEFAULT_BASE_URL, "/v1/messages", headers)?,
             model,
             max_tokens: self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             text_calls: self.text_calls.unwrap_or(true),
+            tool_search: self.tool_search,
+            features,
         })
     }
 }
@@ -146,28 +210,59 @@ impl AnthropicMessages {
 
     /// The request body for `request`, and the name map to read the answer with.
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<(Vec<u8>, NameMap), ModelError> {
-        let names = NameMap::new(Dialect::Anthropic, request.tools.iter().map(|t| t.name()));
-        let (system, messages) = wire_messages(&plain_history(&request.messages), &names);
+        let tools = self.tool_list(request);
+        let names = NameMap::new(Dialect::Anthropic, tools.iter().map(|(t, _)| t.name()));
+        let deferred: HashSet<&str> = tools
+            .iter()
+            .filter(|(_, deferred)| *deferred)
+            .map(|(t, _)| t.name())
+            .collect();
+        let history = Wire {
+            names: &names,
+            deferred: &deferred,
+            tool_changes: request.declared_tools.is_some(),
+        };
+        let (system, messages) = history.messages(&plain_history(&request.messages));
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert(
             "max_tokens".into(),
             json!(request.options.max_tokens.unwrap_or(self.max_tokens)),
         );
+        if !tools.is_empty() {
+            let mut wire: Vec<Value> = tools
+                .iter()
+                .map(|(def, deferred)| {
+                    let name = names.wire_name(def.name()).unwrap_or(def.name());
+                    let mut tool = Dialect::Anthropic.render(def, name);
+                    if *deferred {
+                        tool["defer_loading"] = json!(true);
+                    }
+                    tool
+                })
+                .collect();
+            match self.tool_search {
+                _ if deferred.is_empty() => {}
+                AnthropicToolSearch::Bm25 => wire.push(json!({
+                    "type": "tool_search_tool_bm25_20251119",
+                    "name": "tool_search_tool_bm25"
+                })),
+                AnthropicToolSearch::Regex => wire.push(json!({
+                    "type": "tool_search_tool_regex_20251119",
+                    "name": "tool_search_tool_regex"
+                })),
+                // Declared in `tool_list`, as an ordinary tool.
+                AnthropicToolSearch::Client => {}
+            }
+            body.insert("tools".into(), Value::Array(wire));
+        }
         if !system.is_empty() {
             body.insert("system".into(), json!(system));
         }
+        // Everything that may change from one request of a conversation to the next comes
+        // after the messages, so the bytes before the newest messages stay the same.
         body.insert("messages".into(), Value::Array(messages));
-        if !request.tools.is_empty() {
-            let tools = request
-                .tools
-                .iter()
-                .map(|def| {
-                    let wire = names.wire_name(def.name()).unwrap_or(def.name());
-                    Dialect::Anthropic.render(def, wire)
-                })
-                .collect();
-            body.insert("tools".into(), Value::Array(tools));
+        if !tools.is_empty() {
             body.insert(
                 "tool_choice".into(),
                 tool_choice(&request.tool_choice, request.parallel_tool_calls, &names),
@@ -185,6 +280,42 @@ impl AnthropicMessages {
         let bytes = serde_json::to_vec(&Value::Object(body))
             .map_err(|e| http::config_error(format!("the request cannot be serialized: {e}")))?;
         Ok((bytes, names))
+    }
+
+    /// The tools to declare, each with whether it is declared deferred: the conversation's
+    /// declared list (else the tools callable now), then the deferred tools in the order the
+    /// request gives them, then any other tool callable now or added by a tool change
+    /// (deferred: a tool change or a reference makes it callable).
+    fn tool_list(&self, request: &ChatRequest) -> Vec<(ToolDefinition, bool)> {
+        let main = request.declared_tools.as_ref().unwrap_or(&request.tools);
+        let mut seen: HashSet<String> = main.iter().map(|t| t.name().to_string()).collect();
+        let mut list: Vec<(ToolDefinition, bool)> =
+            main.iter().map(|t| (t.clone(), false)).collect();
+        let mut defer = |def: &ToolDefinition, list: &mut Vec<(ToolDefinition, bool)>| {
+            if seen.insert(def.name().to_string()) {
+                list.push((def.clone(), true));
+            }
+        };
+        for tool in &request.deferred_tools {
+            defer(&tool.definition, &mut list);
+        }
+        if self.tool_search == AnthropicToolSearch::Client && !request.deferred_tools.is_empty() {
+            let search = crate::search::search_tool_definition("");
+            if !list.iter().any(|(t, _)| t.name() == search.name()) {
+                list.push((search, false));
+            }
+        }
+        if request.declared_tools.is_some() {
+            let added = request
+                .messages
+                .iter()
+                .filter_map(|m| m.tool_change.as_ref())
+                .flat_map(|c| c.added.iter());
+            for tool in request.tools.iter().chain(added) {
+                defer(tool, &mut list);
+            }
+        }
+        list
     }
 }
 
@@ -225,6 +356,10 @@ impl ChatModel for AnthropicMessages {
     fn name(&self) -> &str {
         &self.model
     }
+
+    fn tool_features(&self) -> ToolFeatures {
+        self.features
+    }
 }
 
 fn wire_name(names: &NameMap, name: &str) -> String {
@@ -234,63 +369,138 @@ fn wire_name(names: &NameMap, name: &str) -> String {
         .unwrap_or_else(|| Dialect::Anthropic.sanitize_name(name).into_owned())
 }
 
-/// The `system` text and the `messages` array. System messages anywhere are gathered into
-/// the one top-level field, the only place the API takes them. Consecutive tool results
-/// share one user message, and a user message right after them joins it as a text block
-/// after the results, where the API wants them.
-fn wire_messages(messages: &[Message], names: &NameMap) -> (String, Vec<Value>) {
-    let mut system = Vec::new();
-    let mut wire: Vec<Value> = Vec::new();
-    // Whether the last wire message is a user message of tool results that may grow.
-    let mut open_results = false;
-    for message in messages {
-        match message.role {
-            Role::System => system.push(message.content.as_str()),
-            Role::User if open_results => {
-                if let Some(blocks) = last_blocks(&mut wire) {
-                    blocks.push(json!({"type": "text", "text": message.content}));
+/// How the conversation goes on the wire: the names to use, which tools are declared
+/// deferred (a search's answer may reference them), and whether tool changes are sent.
+struct Wire<'a> {
+    names: &'a NameMap,
+    deferred: &'a HashSet<&'a str>,
+    tool_changes: bool,
+}
+
+impl Wire<'_> {
+    /// The `system` text and the `messages` array. System messages anywhere are gathered into
+    /// the one top-level field, the only place the API takes them (tool changes, when sent,
+    /// stay where they are, as `system` messages of blocks). Consecutive tool results share one
+    /// user message, and a user message right after them joins it as a text block after the
+    /// results, where the API wants them.
+    fn messages(&self, messages: &[Message]) -> (String, Vec<Value>) {
+        let names = self.names;
+        let mut system = Vec::new();
+        let mut wire: Vec<Value> = Vec::new();
+        // Whether the last wire message is a user message of tool results that may grow.
+        let mut open_results = false;
+        for message in messages {
+            match message.role {
+                Role::System => match &message.tool_change {
+                    Some(change) if self.tool_changes => {
+                        open_results = false;
+                        let blocks: Vec<Value> = change
+                            .added
+                            .iter()
+                            .map(|t| ("tool_addition", t.name()))
+                            .chain(change.removed.iter().map(|n| ("tool_removal", n.as_str())))
+                            .map(|(kind, name)| {
+                                json!({"type": kind, "tool": {"type": "tool_reference", "name": wire_name(names, name)}})
+                            })
+                            .collect();
+                        wire.push(json!({"role": "system", "content": blocks}));
+                    }
+                    // Without the beta the tools sent already say what is callable.
+                    Some(_) => {}
+                    None => system.push(message.content.as_str()),
+                },
+                Role::User if open_results => {
+                    if let Some(blocks) = last_blocks(&mut wire) {
+                        blocks.push(json!({"type": "text", "text": message.content}));
+                    }
+                    open_results = false;
                 }
-                open_results = false;
-            }
-            Role::User => wire.push(json!({"role": "user", "content": message.content})),
-            Role::Tool => {
-                let mut block = json!({
-                    "type": "tool_result",
-                    "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
-                    "content": message.content,
-                });
-                if message.is_error {
-                    block["is_error"] = json!(true);
+                Role::User => wire.push(json!({"role": "user", "content": message.content})),
+                Role::Tool => {
+                    let mut block = json!({
+                        "type": "tool_result",
+                        "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
+                        "content": message.content,
+                    });
+                    let references: Vec<Value> = message
+                        .tool_references
+                        .iter()
+                        .filter(|name| self.deferred.contains(name.as_str()))
+                        .map(|name| json!({"type": "tool_reference", "tool_name": wire_name(names, name)}))
+                        .collect();
+                    if !references.is_empty() {
+                        let mut content = vec![json!({"type": "text", "text": message.content})];
+                        content.extend(references);
+                        block["content"] = Value::Array(content);
+                    }
+                    if message.is_error {
+                        block["is_error"] = json!(true);
+                    }
+                    match last_blocks(&mut wire).filter(|_| open_results) {
+                        Some(blocks) => blocks.push(block),
+                        None => wire.push(json!({"role": "user", "content": [block]})),
+                    }
+                    open_results = true;
                 }
-                match last_blocks(&mut wire).filter(|_| open_results) {
-                    Some(blocks) => blocks.push(block),
-                    None => wire.push(json!({"role": "user", "content": [block]})),
-                }
-                open_results = true;
-            }
-            Role::Assistant => {
-                open_results = false;
-                let mut blocks = Vec::new();
-                if !message.content.is_empty() {
-                    blocks.push(json!({"type": "text", "text": message.content}));
-                }
-                for call in &message.tool_calls {
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": call.id,
-                        "name": wire_name(names, &call.name),
-                        "input": tool_input(&call.arguments),
-                    }));
-                }
-                // The API refuses an empty assistant turn; one without text or calls says
-                // nothing the model needs to see.
-                if !blocks.is_empty() {
-                    wire.push(json!({"role": "assistant", "content": blocks}));
+                Role::Assistant => {
+                    open_results = false;
+                    let blocks = match replayed(message) {
+                        Some(blocks) => blocks,
+                        None => {
+                            let mut blocks = Vec::new();
+                            if !message.content.is_empty() {
+                                blocks.push(json!({"type": "text", "text": message.content}));
+                            }
+                            for call in &message.tool_calls {
+                                blocks.push(json!({
+                                    "type": "tool_use",
+                                    "id": call.id,
+                                    "name": wire_name(names, &call.name),
+                                    "input": tool_input(&call.arguments),
+                                }));
+                            }
+                            blocks
+                        }
+                    };
+                    // The API refuses an empty assistant turn; one without text or calls says
+                    // nothing the model needs to see.
+                    if !blocks.is_empty() {
+                        wire.push(json!({"role": "assistant", "content": blocks}));
+                    }
                 }
             }
         }
+        (system.join("\n\n"), wire)
     }
-    (system.join("\n\n"), wire)
+}
+
+/// The blocks this provider wrote for an assistant message, to send back unchanged — when
+/// they are still the message's: the same calls, in the same order.
+fn replayed(message: &Message) -> Option<Vec<Value>> {
+    let native = message.native.as_ref().filter(|n| n.provider == PROVIDER)?;
+    let ids: Vec<&str> = native
+        .items
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .collect();
+    let calls: Vec<&str> = message.tool_calls.iter().map(|c| &*c.id).collect();
+    (ids == calls).then(|| native.items.clone())
+}
+
+/// The blocks of a response worth keeping to send back: all of them, when any is of a kind
+/// the message's text and calls cannot say again (server tool blocks, thinking).
+pub(super) fn native_items(blocks: Vec<Value>) -> Option<NativeItems> {
+    let plain = |b: &Value| {
+        matches!(
+            b.get("type").and_then(Value::as_str),
+            Some("text" | "tool_use")
+        )
+    };
+    if blocks.iter().all(plain) {
+        return None;
+    }
+    Some(NativeItems::new(PROVIDER, blocks))
 }
 
 fn last_blocks(wire: &mut [Value]) -> Option<&mut Vec<Value>> {
@@ -323,7 +533,7 @@ fn tool_choice(choice: &ToolChoice, parallel: bool, names: &NameMap) -> Value {
 
 #[derive(Deserialize)]
 struct WireMessage {
-    content: Vec<WireBlock>,
+    content: Vec<Value>,
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
@@ -359,7 +569,12 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
     let message: WireMessage = http::parse_json("the message", body)?;
     let mut text = String::new();
     let mut calls = Vec::new();
-    for block in message.content {
+    for (n, raw) in message.content.iter().enumerate() {
+        let block: WireBlock = serde_json::from_value(raw.clone()).map_err(|e| {
+            ModelError::Malformed(format!(
+                "content block #{n} of the message is malformed: {e}"
+            ))
+        })?;
         match block {
             WireBlock::Text { text: part } => text.push_str(&part),
             WireBlock::ToolUse { id, name, input } => {
@@ -370,8 +585,10 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
         }
     }
     let usage = message.usage.unwrap_or_default();
+    let mut reply = Message::assistant(text, calls);
+    reply.native = native_items(message.content);
     Ok(ChatResponse {
-        message: Message::assistant(text, calls),
+        message: reply,
         usage: Usage {
             input_tokens: usage.input_tokens.unwrap_or_default(),
             output_tokens: usage.output_tokens.unwrap_or_default(),

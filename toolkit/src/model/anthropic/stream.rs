@@ -9,7 +9,7 @@ use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{WireBlock, WireUsage, call, stop_reason};
+use super::{WireBlock, WireUsage, call, native_items, stop_reason};
 use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
@@ -23,7 +23,7 @@ enum WireEvent {
     },
     ContentBlockStart {
         index: usize,
-        content_block: WireBlock,
+        content_block: Value,
     },
     ContentBlockDelta {
         index: usize,
@@ -60,7 +60,13 @@ enum WireDelta {
     InputJsonDelta {
         partial_json: String,
     },
-    /// Thinking and signature deltas.
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
+    /// Deltas of kinds added after this was written.
     #[serde(other)]
     Other,
 }
@@ -80,12 +86,56 @@ struct PartialCall {
     json: String,
 }
 
+/// A content block as it arrives: its start, and what the deltas added (input JSON, text,
+/// thinking, signature), to keep the blocks a provider needs back ([`native_items`]).
+struct RawBlock {
+    start: Value,
+    json: String,
+    text: String,
+    thinking: String,
+    signature: String,
+}
+
+impl RawBlock {
+    fn finish(mut self) -> Value {
+        if !self.json.trim().is_empty() {
+            self.start["input"] = serde_json::from_str(&self.json).unwrap_or_else(|_| json!({}));
+        }
+        let kind = self
+            .start
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let mut append = |field: &str, more: String| {
+            if !more.is_empty() {
+                let before = self
+                    .start
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                self.start[field] = json!(format!("{before}{more}"));
+            }
+        };
+        match kind.as_str() {
+            "text" => append("text", self.text),
+            "thinking" => {
+                append("thinking", self.thinking);
+                append("signature", self.signature);
+            }
+            _ => {}
+        }
+        self.start
+    }
+}
+
 /// Assembles a streamed message: tool calls by block index, text as it comes, usage from
 /// `message_start` (input) and `message_delta` (output, cumulative).
 pub(super) struct StreamState {
     names: NameMap,
     text: String,
     calls: BTreeMap<usize, PartialCall>,
+    raw: BTreeMap<usize, RawBlock>,
     stop_reason: Option<String>,
     usage: Usage,
     events: usize,
@@ -97,6 +147,7 @@ impl StreamState {
             names,
             text: String::new(),
             calls: BTreeMap::new(),
+            raw: BTreeMap::new(),
             stop_reason: None,
             usage: Usage::default(),
             events: 0,
@@ -126,8 +177,14 @@ impl StreamState {
                 call(partial.id, &partial.name, arguments, &self.names)
             })
             .collect();
+        let blocks = std::mem::take(&mut self.raw)
+            .into_values()
+            .map(RawBlock::finish)
+            .collect();
+        let mut message = Message::assistant(std::mem::take(&mut self.text), calls);
+        message.native = native_items(blocks);
         out.push(ChatEvent::Done(ChatResponse {
-            message: Message::assistant(std::mem::take(&mut self.text), calls),
+            message,
             usage: self.usage,
             finish_reason: stop_reason(self.stop_reason.as_deref()),
         }));
@@ -152,43 +209,75 @@ impl StreamAssembler for StreamState {
             WireEvent::ContentBlockStart {
                 index,
                 content_block,
-            } => match content_block {
-                WireBlock::Text { text } if !text.is_empty() => {
-                    self.text.push_str(&text);
-                    out.push(ChatEvent::TextDelta(text));
+            } => {
+                let block: WireBlock = serde_json::from_value(content_block.clone())
+                    .map_err(|e| ModelError::Malformed(format!("{what}: {e}")))?;
+                self.raw.insert(
+                    index,
+                    RawBlock {
+                        start: content_block,
+                        json: String::new(),
+                        text: String::new(),
+                        thinking: String::new(),
+                        signature: String::new(),
+                    },
+                );
+                match block {
+                    WireBlock::Text { text } if !text.is_empty() => {
+                        self.text.push_str(&text);
+                        out.push(ChatEvent::TextDelta(text));
+                    }
+                    WireBlock::ToolUse { id, name, input } => {
+                        out.push(ChatEvent::ToolCallStarted {
+                            id: Arc::from(id.as_str()),
+                            name: self.names.original_name(&name).unwrap_or(&name).to_owned(),
+                        });
+                        self.calls.insert(
+                            index,
+                            PartialCall {
+                                id,
+                                name,
+                                initial: input,
+                                json: String::new(),
+                            },
+                        );
+                    }
+                    _ => {}
                 }
-                WireBlock::ToolUse { id, name, input } => {
-                    out.push(ChatEvent::ToolCallStarted {
-                        id: Arc::from(id.as_str()),
-                        name: self.names.original_name(&name).unwrap_or(&name).to_owned(),
-                    });
-                    self.calls.insert(
-                        index,
-                        PartialCall {
-                            id,
-                            name,
-                            initial: input,
-                            json: String::new(),
-                        },
-                    );
-                }
-                _ => {}
-            },
+            }
             WireEvent::ContentBlockDelta { index, delta } => match delta {
                 WireDelta::TextDelta { text } => {
                     if !text.is_empty() {
+                        if let Some(raw) = self.raw.get_mut(&index) {
+                            raw.text.push_str(&text);
+                        }
                         self.text.push_str(&text);
                         out.push(ChatEvent::TextDelta(text));
                     }
                 }
                 WireDelta::InputJsonDelta { partial_json } => {
-                    let Some(call) = self.calls.get_mut(&index) else {
+                    // A tool_use block's input is the call's arguments; a server tool's
+                    // (`server_tool_use`) is only kept to send back.
+                    let Some(raw) = self.raw.get_mut(&index) else {
                         return Err(ModelError::Malformed(format!(
-                            "{what}: `input_json_delta` for block {index}, which is not a \
-                             tool_use block"
+                            "{what}: `input_json_delta` for block {index}, which was never \
+                             started"
                         )));
                     };
-                    call.json.push_str(&partial_json);
+                    raw.json.push_str(&partial_json);
+                    if let Some(call) = self.calls.get_mut(&index) {
+                        call.json.push_str(&partial_json);
+                    }
+                }
+                WireDelta::ThinkingDelta { thinking } => {
+                    if let Some(raw) = self.raw.get_mut(&index) {
+                        raw.thinking.push_str(&thinking);
+                    }
+                }
+                WireDelta::SignatureDelta { signature } => {
+                    if let Some(raw) = self.raw.get_mut(&index) {
+                        raw.signature.push_str(&signature);
+                    }
                 }
                 WireDelta::Other => {}
             },
