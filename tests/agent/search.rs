@@ -76,7 +76,7 @@ async fn the_model_searches_and_calls_what_it_found_in_the_next_step() {
                     (offered(req) == ["get_weather", "add", "search_tools"]
                         && last
                             .content
-                            .contains("- get_weather: Current weather for a city.")
+                            .contains("- get_weather(city): Current weather for a city.")
                         && last.tool_references == ["get_weather"])
                     .then_some(())
                     .ok_or(format!("after the search: {:?} / {:?}", offered(req), last))

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_toolkit::prelude::*;
+use agent_toolkit::toolkit::ToolkitBuilder;
 use serde_json::{Value, json};
 
 /// Every tool call that reached a tool body: the tool and its arguments as the tool saw them.
@@ -258,12 +259,40 @@ pub const USER: &str = "ada-lovelace";
 /// A toolkit of `tools` (by name), logging into `log`, with the preset and the account bound.
 /// `finance` holds `convert_currency` and `get_stock_price`; it is on unless `finance_off`.
 pub fn toolkit(tools: &[&str], log: Arc<Log>, finance_off: bool) -> Toolkit {
-    let mut builder = Toolkit::builder();
-    builder = if finance_off {
+    let builder = Toolkit::builder();
+    let builder = if finance_off {
         builder.inactive_group("finance", "Currency conversion and stock prices")
     } else {
         builder.group("finance", "Currency conversion and stock prices")
     };
+    register(builder, tools, |b| b)
+        .context_shared(log)
+        .context(Account { user: USER.into() })
+        .build()
+        .expect("task toolkit")
+}
+
+/// The task toolkit of `tools`, every one deferred (in the deferred group `catalog`): the
+/// model is shown none of them and finds them by searching.
+pub fn deferred_toolkit(tools: &[&str], log: Arc<Log>) -> Toolkit {
+    let builder = Toolkit::builder()
+        .group("finance", "Currency conversion and stock prices")
+        .deferred_group(
+            "catalog",
+            "Weather, arithmetic, files, contacts, email, orders, places",
+        );
+    register(builder, tools, |b| b.in_group("catalog"))
+        .context_shared(log)
+        .context(Account { user: USER.into() })
+        .build()
+        .expect("deferred task toolkit")
+}
+
+fn register(
+    mut builder: ToolkitBuilder,
+    tools: &[&str],
+    each: impl Fn(ToolkitBuilder) -> ToolkitBuilder,
+) -> ToolkitBuilder {
     for &tool in tools {
         builder = match tool {
             "get_weather" => builder.register(GetWeather),
@@ -287,12 +316,9 @@ pub fn toolkit(tools: &[&str], log: Arc<Log>, finance_off: bool) -> Toolkit {
             "get_user_city" => builder.register(GetUserCity),
             other => panic!("no tool {other} in the task toolkit"),
         };
+        builder = each(builder);
     }
     builder
-        .context_shared(log)
-        .context(Account { user: USER.into() })
-        .build()
-        .expect("task toolkit")
 }
 
 /// How the approver answers `requires_approval` calls.

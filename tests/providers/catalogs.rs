@@ -192,7 +192,7 @@ async fn anthropic_client_side_search_answers_with_tool_references() {
         result["content"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("- tides: Tide tables for a harbour.")
+            .contains("- tides(harbour): Tide tables for a harbour.")
     );
     // No tool change is announced for a tool the reference loaded; the list stays as it was.
     assert_eq!(requests[1].body["tools"], requests[0].body["tools"]);

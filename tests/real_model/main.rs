@@ -18,6 +18,7 @@ mod tasks;
 
 mod faults;
 mod scenarios;
+mod search;
 mod text_calls;
 
 use std::collections::HashMap;

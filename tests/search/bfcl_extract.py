@@ -2,7 +2,8 @@
 """Extract a tool-search benchmark from the BFCL wheel (standard library only).
 
 Usage: python3 bfcl_extract.py OUT.json [WHEEL.whl]
-If WHEEL is omitted, `pip download --no-deps bfcl-eval==2026.3.23` is run into a temp dir.
+   or: python3 bfcl_extract.py WHEEL.whl OUT.json      (as tests/search/setup.sh calls it)
+The argument ending in ".whl" is the wheel, the other one the output. If no wheel is given, `pip download --no-deps bfcl-eval==2026.3.23` is run into a temp dir.
 
 Output: {"source", "tools":[{name,description,parameters}], "queries":[{id,category,text,relevant}]}
   * tools  = every distinct definition from every BFCL_v4_*.json file that has a
@@ -64,10 +65,13 @@ def read_jsonl(z, path):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    wheels = [a for a in args if a.endswith(".whl")]
+    outs = [a for a in args if not a.endswith(".whl")]
+    if len(outs) != 1 or len(wheels) > 1:
         sys.exit(__doc__)
-    out = sys.argv[1]
-    wheel = sys.argv[2] if len(sys.argv) > 2 else None
+    out = outs[0]
+    wheel = wheels[0] if wheels else None
     if wheel is None:
         tmp = tempfile.mkdtemp()
         subprocess.check_call([sys.executable, "-m", "pip", "download", "--no-deps",

@@ -179,15 +179,22 @@ impl ReActAgent {
             let lines: Vec<String> = hits
                 .iter()
                 .map(|h| {
-                    if newly.contains(&h.name) {
-                        format!("- {}: {}", h.name, h.summary)
+                    let params = snapshot
+                        .get_deferred(&h.name)
+                        .or_else(|| snapshot.get(&h.name))
+                        .map(parameter_names)
+                        .unwrap_or_default();
+                    let known = if newly.contains(&h.name) {
+                        ""
                     } else {
-                        format!("- {}: {} (already available)", h.name, h.summary)
-                    }
+                        " (already available)"
+                    };
+                    format!("- {}({params}): {}{known}", h.name, h.summary)
                 })
                 .collect();
             format!(
-                "Tools matching \"{query}\" (callable from your next step):\n{}",
+                "Tools matching \"{query}\", now available:\n{}\nGo on with the task: call the \
+                 tool it needs.",
                 lines.join("\n")
             )
         };
@@ -199,6 +206,17 @@ impl ReActAgent {
         );
         (result, newly)
     }
+}
+
+/// The names of a tool's parameters, comma-separated: a one-line signature for a search's
+/// answer.
+fn parameter_names(definition: &ToolDefinition) -> String {
+    definition
+        .parameters()
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+        .unwrap_or_default()
 }
 
 /// References made by this turn's searches, by call id: attached to the tool messages.
