@@ -1,9 +1,10 @@
-//! HTTP chat model providers (`OpenAiChat`, `AnthropicMessages`) against local servers that
-//! play the provider over real HTTP on 127.0.0.1: request bodies, response parsing,
-//! streaming, errors and retries.
+//! HTTP chat model providers (`OpenAiChat`, `OpenAiResponses`, `AnthropicMessages`) against
+//! local servers that play the provider over real HTTP on 127.0.0.1: request bodies, response
+//! parsing, streaming, errors and retries.
 
 mod anthropic;
 mod errors;
 mod openai;
+mod responses;
 mod support;
 mod text_calls;

@@ -62,6 +62,8 @@ pub struct Captured {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
+    /// The body as sent, byte for byte.
+    pub raw: Vec<u8>,
     pub at: Instant,
 }
 
@@ -126,6 +128,7 @@ async fn handle(
             path: uri.path().to_owned(),
             headers,
             body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            raw: body.to_vec(),
             at: Instant::now(),
         });
         script.replies.pop_front()

@@ -105,7 +105,7 @@
 //! | feature | what it adds | default |
 //! |---|---|---|
 //! | `validate` | arguments checked against the canonical schema before a tool runs (`jsonschema`) | yes |
-//! | `openai` | `model::OpenAiChat`: any OpenAI-compatible chat endpoint | no |
+//! | `openai` | `model::OpenAiChat`: any OpenAI-compatible chat endpoint; `model::OpenAiResponses`: OpenAI's Responses API | no |
 //! | `anthropic` | `model::AnthropicMessages` | no |
 //! | `a2a` | A2A 1.0 and 0.3 servers and clients (`axum`, the official `a2a` crates) | no |
 //! | `mcp` | MCP server (stdio, streamable HTTP) and client (`rmcp`) | no |

@@ -12,15 +12,15 @@
 //! | `request` | [`ChatRequest`], [`ToolChoice`], [`GenerationOptions`] |
 //! | `response` | [`ChatResponse`], [`Usage`], [`FinishReason`], the streamed [`ChatEvent`]s |
 //! | `error` | [`ModelError`] and which failures are worth retrying |
-//! | `openai` | [`OpenAiChat`]: OpenAI-compatible Chat Completions (feature `openai`) |
+//! | `openai` | [`OpenAiChat`]: OpenAI-compatible Chat Completions, and [`OpenAiResponses`]: OpenAI's Responses API, with its tool search and tool-list changes (feature `openai`) |
 //! | `anthropic` | [`AnthropicMessages`]: the Anthropic Messages API (feature `anthropic`) |
-//! | `http` | what the two providers share: the endpoint, retries under a [`RetryPolicy`](crate::RetryPolicy), error mapping, server-sent events, and replies whose calls are written as text (`recovery`) |
+//! | `http` | what the providers share: the endpoint, retries under a [`RetryPolicy`](crate::RetryPolicy), error mapping, server-sent events, and replies whose calls are written as text (`recovery`) |
 //! | `text_calls` | [`TextToolCalls`]: tool calling taught in the prompt, for models without it; [`parse_tool_calls`] for text from elsewhere; the reader of calls written as text that the providers use |
 //!
 //! **Replies are read as real models write them.** A reply is an answer only when it carries no
-//! tool call in any form the parser knows: both providers read calls a model wrote into its text
-//! (their `text_tool_calls` setting, on by default), and a server's refusal of the model's own
-//! output ([`ModelError::OutputRejected`]) is asked again for text rather than sent again
+//! tool call in any form the parser knows: the HTTP providers read calls a model wrote into its
+//! text (their `text_tool_calls` setting, on by default), and a server's refusal of the model's
+//! own output ([`ModelError::OutputRejected`]) is asked again for text rather than sent again
 //! unchanged.
 //!
 //! Everything public is reached here, at `agent_toolkit::model::*`; [`ChatModel`] and
@@ -43,7 +43,9 @@ pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder};
 pub use error::ModelError;
 pub use message::{Message, NativeItems, Role, ToolChange};
 #[cfg(feature = "openai")]
-pub use openai::{OpenAiChat, OpenAiChatBuilder};
+pub use openai::{
+    OpenAiChat, OpenAiChatBuilder, OpenAiResponses, OpenAiResponsesBuilder, ResponsesToolSearch,
+};
 pub use request::{ChatRequest, DeferredTool, GenerationOptions, ToolChoice};
 pub use response::{ChatEvent, ChatResponse, FinishReason, Usage};
 pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};

@@ -6,6 +6,10 @@
 //! is a JSON *string*, results as `{"role":"tool","tool_call_id",..}` messages. Parsing is
 //! lenient where compatible servers differ (content as text parts, arguments as an object,
 //! missing ids or `finish_reason`), strict where a response cannot be trusted.
+//!
+//! [`OpenAiResponses`] (`responses/`, streaming in `responses/stream.rs`) speaks OpenAI's
+//! Responses API with the same settings and shares the names, calls and strict-mode clean-up
+//! below.
 
 use std::borrow::Cow;
 
@@ -27,8 +31,10 @@ use crate::endpoint::Secret;
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
+mod responses;
 mod stream;
 
+pub use responses::{OpenAiResponses, OpenAiResponsesBuilder, ResponsesToolSearch};
 use stream::StreamState;
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
