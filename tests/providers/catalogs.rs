@@ -326,3 +326,91 @@ async fn anthropic_streamed_search_blocks_are_assembled_and_sent_back() {
     );
     assert_prefix_kept(&requests);
 }
+
+fn responses_reply(output: Value) -> Reply {
+    Reply::json(json!({
+        "id": "resp_1", "object": "response", "created_at": 1_741_570_283, "model": "gpt-test",
+        "status": "completed", "output": output, "parallel_tool_calls": true, "store": false,
+        "usage": {"input_tokens": 30, "output_tokens": 7, "total_tokens": 37}
+    }))
+}
+
+#[tokio::test]
+async fn responses_hosted_search_items_are_sent_back_and_the_prefix_holds() {
+    use agent_toolkit::model::OpenAiResponses;
+
+    let tides = json!({"type": "function", "name": "tides", "description": "Tide tables for a harbour.",
+        "parameters": {"type": "object", "properties": {"harbour": {"type": "string"}},
+                       "required": ["harbour"], "additionalProperties": false},
+        "strict": false, "defer_loading": true});
+    let first = json!([
+        {"type": "tool_search_call", "id": "ts_1", "execution": "server",
+         "arguments": {"query": "tides"}, "status": "completed"},
+        {"type": "tool_search_output", "id": "tso_1", "execution": "server",
+         "tools": [tides], "status": "completed"},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "tides",
+         "arguments": "{\"harbour\":\"Brest\"}", "status": "completed"}
+    ]);
+    let server = Server::start([
+        responses_reply(first.clone()),
+        responses_reply(
+            json!([{"type": "message", "id": "msg_1", "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Noon.", "annotations": []}]}]),
+        ),
+    ])
+    .await;
+    let model = OpenAiResponses::builder()
+        .base_url(&server.url)
+        .api_key("sk-test")
+        .model("gpt-test")
+        .tool_features(ToolFeatures::all())
+        .build()
+        .unwrap();
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&toolkit())
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("Tides in Brest?").await.unwrap(), "Noon.");
+
+    let requests = server.requests();
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let kinds: Vec<&str> = tools.iter().map(|t| t["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["function", "tool_search", "namespace"], "{tools:?}");
+    assert_eq!(tools[2]["name"], "weather");
+    assert_eq!(tools[2]["description"], "Forecasts and tides");
+    let deferred: Vec<&str> = tools[2]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(deferred, ["get_weather", "tides"]);
+    assert!(
+        tools[2]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["defer_loading"] == true)
+    );
+    // The hosted search's items and the call go back as they came, without server ids.
+    let input = requests[1].body["input"].as_array().unwrap();
+    let without_ids: Vec<Value> = first
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            item.as_object_mut().unwrap().remove("id");
+            item
+        })
+        .collect();
+    assert_eq!(input[1..4], without_ids[..]);
+    assert_eq!(
+        input[4],
+        json!({"type": "function_call_output", "call_id": "call_1",
+               "output": "high tide at noon in Brest"})
+    );
+    assert_eq!(requests[1].body["tools"], requests[0].body["tools"]);
+    assert_prefix_kept(&requests);
+}

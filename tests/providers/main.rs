@@ -3,6 +3,7 @@
 //! parsing, streaming, errors and retries.
 
 mod anthropic;
+mod catalogs;
 mod errors;
 mod openai;
 mod responses;

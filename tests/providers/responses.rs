@@ -330,10 +330,10 @@ async fn a_replayed_turn_sends_its_items_back_without_server_ids() {
             r#"{"location":"Lyon"}"#,
         )],
     );
-    other.native = Some(agent_toolkit::model::NativeItems::new(
+    other.native = Some(Box::new(agent_toolkit::model::NativeItems::new(
         "anthropic",
         vec![json!({"type": "thinking", "thinking": "..."})],
-    ));
+    )));
     messages.push(other);
     messages.push(Message::tool("toolu_9", "get_weather", "16°C"));
     let request = ChatRequest::new(messages).with_tools(tools());

@@ -58,11 +58,13 @@
 //!    JSON, plus metadata it never sees), or a [`ToolError`] with a kind
 //!    ([`error::ToolErrorKind`]) and a message the model can act on.
 //!
-//! Around it: a [`ReActAgent`] runs a [`ChatModel`] ([`model`]: OpenAI-compatible and Anthropic
-//! providers, a text tool-call parser) and a toolkit in a loop ([`agent`]), streaming
-//! [`AgentEvent`]s; [`testing`] has a scripted model for tests and examples; `a2a` and `mcp`
-//! (cargo features) carry tools to and from other agents; `tls` says which `https://`
-//! servers every HTTP client of the library trusts.
+//! Around it: a [`ReActAgent`] runs a [`ChatModel`] ([`model`]: OpenAI-compatible, OpenAI
+//! Responses and Anthropic providers, a text tool-call parser) and a toolkit in a loop
+//! ([`agent`]), streaming [`AgentEvent`]s; with thousands of tools, deferred groups keep them
+//! out of every request until the model finds them ([`search`]: the `search_tools` meta tool,
+//! or the provider's own tool search); [`testing`] has a scripted model for tests and examples;
+//! `a2a` and `mcp` (cargo features) carry tools to and from other agents; `tls` says which
+//! `https://` servers every HTTP client of the library trusts.
 //!
 //! The [`prelude`] holds what a tool author needs; everything else is reached through its
 //! module.
@@ -93,9 +95,9 @@
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
 //! | `tls` | which certificates the HTTP clients trust | — |
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
-//! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `tls`, `tool` |
+//! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
-//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs | `background`, `context`, `exec`, `model`, `storage`, `tool`, `toolkit` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->

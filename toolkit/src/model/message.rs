@@ -64,11 +64,11 @@ pub struct Message {
     /// [`ToolChange`]). Providers that can change tools mid-conversation without rewriting
     /// the cached request prefix render it; the others leave it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_change: Option<ToolChange>,
+    pub tool_change: Option<Box<ToolChange>>,
     /// For an assistant message: the provider's own items of this turn, as it sent them
     /// (reasoning, server-side tool search), replayed unchanged to the same provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native: Option<NativeItems>,
+    pub native: Option<Box<NativeItems>>,
 }
 
 /// A change of the tools the model may call, at one point of a conversation: tools found by
@@ -174,7 +174,7 @@ impl Message {
             ));
         }
         Message {
-            tool_change: Some(change),
+            tool_change: Some(Box::new(change)),
             ..Self::new(Role::System, text)
         }
     }

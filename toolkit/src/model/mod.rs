@@ -39,7 +39,7 @@ mod response;
 mod text_calls;
 
 #[cfg(feature = "anthropic")]
-pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder};
+pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder, AnthropicToolSearch};
 pub use error::ModelError;
 pub use message::{Message, NativeItems, Role, ToolChange};
 #[cfg(feature = "openai")]
@@ -129,6 +129,18 @@ impl ToolFeatures {
             native_search: true,
             tool_changes: true,
         }
+    }
+
+    /// The same features with [`native_search`](Self::native_search) set to `on`.
+    pub fn with_native_search(mut self, on: bool) -> Self {
+        self.native_search = on;
+        self
+    }
+
+    /// The same features with [`tool_changes`](Self::tool_changes) set to `on`.
+    pub fn with_tool_changes(mut self, on: bool) -> Self {
+        self.tool_changes = on;
+        self
     }
 }
 

@@ -1,91 +1,145 @@
-//! From text to index terms: split into words (on punctuation, `_`, `-`, `.`, camelCase and
-//! letter–digit boundaries), lowercased, common English words dropped, and a light suffix
-//! stemmer so that "forecasts" finds "forecast".
+//! From text to index terms, the same for tools and queries: words (runs of ASCII letters and
+//! digits, or of other-script characters), split at camelCase boundaries, ASCII-lowercased,
+//! common English words dropped, and a light suffix stemmer so that "forecasts" finds
+//! "forecast" and "running" finds "run". The exact rules are in `tests/search/METHOD.md`;
+//! the benchmark there chose each of them.
 
-/// The terms of `text`, in order (repeats kept: they are term frequencies).
-pub(super) fn terms(text: &str, out: &mut Vec<String>) {
-    for word in words(text) {
-        if is_stopword(&word) {
+/// Call `f` with each term of `text`, in order (repeats kept: they are term frequencies).
+///
+/// Works on bytes: every rule looks at ASCII only, and a byte of a multi-byte character
+/// (`>= 0x80`) is part of a word like a letter, so words are never cut inside a character.
+pub(super) fn each_term(text: &str, f: impl FnMut(&str)) {
+    each_term_with(text, &mut String::new(), f);
+}
+
+/// [`each_term`] with a buffer for the term being made (reused across calls).
+pub(super) fn each_term_with(text: &str, buffer: &mut String, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let in_word = |b: u8| b.is_ascii_alphanumeric() || b >= 0x80;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !in_word(bytes[i]) {
+            i += 1;
             continue;
         }
-        out.push(stem(word));
-    }
-}
-
-/// Words of `text`, lowercased: runs of letters or of digits, with a new word at each
-/// lower-to-upper change (`getWeather`), before the last capital of an upper-case run
-/// followed by lower case (`HTTPServer` → `http`, `server`) and at letter–digit boundaries.
-pub(super) fn words(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut word = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
-            continue;
+        let start = i;
+        while i < bytes.len() && in_word(bytes[i]) {
+            i += 1;
         }
-        if let Some(&prev) = i.checked_sub(1).and_then(|p| chars.get(p)) {
-            let next = chars.get(i + 1).copied();
-            let boundary = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_uppercase()
-                    && c.is_uppercase()
-                    && next.is_some_and(char::is_lowercase))
-                || (prev.is_alphabetic() && c.is_numeric())
-                || (prev.is_numeric() && c.is_alphabetic());
-            if boundary && prev.is_alphanumeric() {
-                flush(&mut word, &mut out);
-            }
+        split_camel(&text[start..i], buffer, &mut f);
+    }
+}
+
+/// Cut a run before an upper-case letter that follows a lower-case one (`getWeather`), and
+/// before the last capital of a capitals run followed by lower case (`HTTPServer`).
+fn split_camel(run: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
+    let b = run.as_bytes();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (prev, c) = (b[i - 1], b[i]);
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        let cut = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
+        if cut {
+            // Both sides are ASCII: `i` is a character boundary.
+            word(&run[start..i], buffer, f);
+            start = i;
         }
-        word.extend(c.to_lowercase());
     }
-    flush(&mut word, &mut out);
-    out
+    word(&run[start..], buffer, f);
 }
 
-fn flush(word: &mut String, out: &mut Vec<String>) {
-    if !word.is_empty() {
-        out.push(std::mem::take(word));
+fn word(word: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
+    buffer.clear();
+    buffer.push_str(word);
+    buffer.make_ascii_lowercase();
+    if !is_stopword(buffer) {
+        stem(buffer);
+        f(buffer);
     }
 }
 
-/// Words too common in tool descriptions and questions to tell tools apart.
+/// Words too common in tool descriptions and questions to tell tools apart (sorted).
 const STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do", "does",
-    "for", "from", "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "please", "should", "so", "that", "the", "their", "them", "then",
-    "there", "these", "this", "to", "use", "used", "using", "was", "we", "what", "when", "which",
-    "will", "with", "would", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "d", "do",
+    "does", "for", "from", "get", "give", "had", "has", "have", "he", "her", "his", "how", "i",
+    "if", "in", "into", "is", "it", "its", "let", "like", "ll", "m", "me", "my", "need", "of",
+    "on", "or", "our", "please", "re", "s", "she", "should", "show", "so", "some", "t", "tell",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those",
+    "to", "us", "ve", "was", "we", "what", "when", "where", "which", "who", "will", "with",
+    "would", "you", "your",
 ];
 
 fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    // No stopword is longer than 6 bytes: a word of up to 6 bytes is one number (its bytes and
+    // its length), looked up among the stopwords' numbers without comparing strings.
+    static CODES: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let Some(packed) = code(word) else {
+        return false;
+    };
+    let codes = CODES.get_or_init(|| {
+        let mut codes: Vec<u64> = STOPWORDS.iter().filter_map(|w| code(w)).collect();
+        codes.sort_unstable();
+        codes
+    });
+    codes.binary_search(&packed).is_ok()
 }
 
-/// A light English suffix stemmer: plural and verb endings only, never below three letters.
-pub(super) fn stem(mut word: String) -> String {
-    let len = word.chars().count();
-    if len <= 3 || !word.is_ascii() {
-        return word;
+/// A word of up to 6 bytes as one number; `None` for longer words.
+fn code(word: &str) -> Option<u64> {
+    let bytes = word.as_bytes();
+    if bytes.len() > 6 {
+        return None;
     }
-    for (suffix, replacement) in [
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ] {
-        if let Some(stripped) = word.strip_suffix(suffix)
-            && stripped.len() + replacement.len() >= 3
-            && !(suffix == "s" && (stripped.ends_with('s') || stripped.ends_with('u')))
-        {
-            let keep = stripped.len();
-            word.truncate(keep);
-            word.push_str(replacement);
-            break;
+    let mut packed = [0u8; 8];
+    packed[..bytes.len()].copy_from_slice(bytes);
+    packed[7] = bytes.len() as u8;
+    Some(u64::from_le_bytes(packed))
+}
+
+/// A light English suffix stemmer for words of `a`–`z` only: plurals, then `-ing` / `-ed`
+/// (undoubling `stopp` → `stop`), then a final `e`.
+fn stem(t: &mut String) {
+    if t.len() < 4 || !t.bytes().all(|b| b.is_ascii_lowercase()) {
+        return;
+    }
+    if t.ends_with("ies") && t.len() >= 5 {
+        t.truncate(t.len() - 3);
+        t.push('y');
+    } else if t.ends_with("sses") {
+        t.truncate(t.len() - 2);
+    } else if t.ends_with('s') && !(t.ends_with("ss") || t.ends_with("us") || t.ends_with("is")) {
+        t.truncate(t.len() - 1);
+    }
+    if t.len() >= 5 {
+        let has_vowel = |s: &str| s.bytes().any(|b| b"aeiou".contains(&b));
+        for suffix in ["ing", "ed"] {
+            if let Some(rest) = t.strip_suffix(suffix)
+                && rest.len() >= 3
+                && has_vowel(rest)
+            {
+                let keep = undouble(rest);
+                t.truncate(keep);
+                break;
+            } else if t.ends_with(suffix) {
+                break;
+            }
         }
     }
-    word
+    if t.len() >= 4 && t.ends_with('e') {
+        t.truncate(t.len() - 1);
+    }
+}
+
+/// The length of `t` without a final doubled consonant (other than `l`, `s`, `z`).
+fn undouble(t: &str) -> usize {
+    let b = t.as_bytes();
+    let n = b.len();
+    if n >= 2 && b[n - 1] == b[n - 2] && !b"lsz".contains(&b[n - 1]) {
+        n - 1
+    } else {
+        n
+    }
 }
 
 #[cfg(test)]
@@ -94,35 +148,73 @@ mod tests {
 
     fn all(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        terms(text, &mut out);
+        each_term(text, |t| out.push(t.to_string()));
         out
+    }
+
+    fn stemmed(word: &str) -> String {
+        let mut word = word.to_string();
+        stem(&mut word);
+        word
+    }
+
+    #[test]
+    fn the_method_notes_examples() {
+        assert_eq!(
+            all("getHTTPServer v2 ipv4 información_x.y-Z  ABCdef the Cities running"),
+            [
+                "http",
+                "server",
+                "v2",
+                "ipv4",
+                "información",
+                "x",
+                "y",
+                "z",
+                "ab",
+                "cdef",
+                "city",
+                "run"
+            ]
+        );
+        for (word, stemmed_form) in [
+            ("cities", "city"),
+            ("addresses", "address"),
+            ("running", "run"),
+            ("stopped", "stop"),
+            ("computing", "comput"),
+            ("computes", "comput"),
+            ("compute", "comput"),
+            ("created", "creat"),
+            ("speed", "spe"),
+            ("status", "status"),
+            ("analysis", "analysis"),
+            ("class", "class"),
+            ("1800s", "1800s"),
+            ("calling", "call"),
+            ("buzzing", "buzz"),
+        ] {
+            assert_eq!(stemmed(word), stemmed_form, "{word}");
+        }
     }
 
     #[test]
     fn names_split_on_every_convention() {
         assert_eq!(
-            words("get_weather-forecast.v2"),
-            ["get", "weather", "forecast", "v", "2"]
+            all("get_weather-forecast.v2"),
+            ["weather", "forecast", "v2"]
         );
-        assert_eq!(words("getWeatherForecast"), ["get", "weather", "forecast"]);
-        assert_eq!(words("HTTPServerConfig"), ["http", "server", "config"]);
-        assert_eq!(words("sha256Sum"), ["sha", "256", "sum"]);
-        assert_eq!(words("  Ünïcode wörds  "), ["ünïcode", "wörds"]);
-    }
-
-    #[test]
-    fn stopwords_go_and_endings_are_stripped() {
-        assert_eq!(
-            all("What is the weather in the cities?"),
-            ["weather", "city"]
-        );
-        assert_eq!(all("listing forecasts"), ["list", "forecast"]);
-        // Short words and words ending in -ss / -us keep their form.
-        assert_eq!(all("bus class gas"), ["bus", "class", "gas"]);
+        assert_eq!(all("getWeatherForecast"), ["weather", "forecast"]);
+        assert_eq!(all("sendEmail"), ["send", "email"]);
     }
 
     #[test]
     fn the_stopword_list_is_sorted_for_binary_search() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(STOPWORDS.len(), 80);
+        assert!(
+            STOPWORDS.iter().all(|w| w.len() <= 6),
+            "is_stopword's length check"
+        );
     }
 }

@@ -220,16 +220,12 @@ impl Toolkit {
     /// index is built on the first search and follows [`DynamicTools`] changes incrementally.
     /// Searching finds; it does not load ([`load_tools`](Self::load_tools)).
     pub fn search_tools(&self, query: &str, limit: usize) -> Vec<crate::search::SearchHit> {
-        let snapshot = self.snapshot();
-        let dynamic: rustc_hash::FxHashSet<&str> = snapshot
-            .dynamic_entries()
-            .iter()
-            .chain(snapshot.deferred_dynamic_entries())
-            .map(|e| e.definition.name())
-            .collect();
-        let reachable = |name: &str| match self.inner.by_name.get(name) {
-            Some(&i) => snapshot.contains_index(i) || snapshot.contains_deferred_index(i),
-            None => dynamic.contains(name),
+        // Asked only about the best-ranked tools: a lookup each.
+        let reachable = |name: &str| {
+            matches!(
+                self.find(name),
+                Some((_, Availability::Active | Availability::Deferred))
+            )
         };
         let mut state = crate::util::lock(&self.inner.search);
         let version = self.inner.dynamic.iter().map(|d| d.tools.version()).sum();

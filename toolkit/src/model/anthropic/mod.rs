@@ -490,7 +490,7 @@ fn replayed(message: &Message) -> Option<Vec<Value>> {
 
 /// The blocks of a response worth keeping to send back: all of them, when any is of a kind
 /// the message's text and calls cannot say again (server tool blocks, thinking).
-pub(super) fn native_items(blocks: Vec<Value>) -> Option<NativeItems> {
+pub(super) fn native_items(blocks: Vec<Value>) -> Option<Box<NativeItems>> {
     let plain = |b: &Value| {
         matches!(
             b.get("type").and_then(Value::as_str),
@@ -500,7 +500,7 @@ pub(super) fn native_items(blocks: Vec<Value>) -> Option<NativeItems> {
     if blocks.iter().all(plain) {
         return None;
     }
-    Some(NativeItems::new(PROVIDER, blocks))
+    Some(Box::new(NativeItems::new(PROVIDER, blocks)))
 }
 
 fn last_blocks(wire: &mut [Value]) -> Option<&mut Vec<Value>> {

@@ -775,7 +775,7 @@ fn finish_response(
     );
     let mut message = Message::assistant(text, calls);
     if !items.is_empty() {
-        message.native = Some(NativeItems::new(PROVIDER, items));
+        message.native = Some(Box::new(NativeItems::new(PROVIDER, items)));
     }
     let usage = response.usage.unwrap_or_default();
     Ok(ChatResponse {

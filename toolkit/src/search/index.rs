@@ -1,0 +1,632 @@
+//! [`ToolIndex`]: the BM25 index, its [`SearchSettings`] and the [`SearchHit`]s it answers
+//! with. Terms (and pairs of adjacent terms) are numbered once; postings are lists of (tool,
+//! count) per term; tool lengths and name terms sit in dense arrays by tool slot. A search reads
+//! the postings of the query's terms and one length per posting, then looks at tools' names and
+//! keys only for the few it ranks.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use super::text;
+use crate::tool::ToolDefinition;
+
+/// BM25 settings; the defaults are the ones measured in BENCHMARKS.md.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SearchSettings {
+    /// Term-frequency saturation.
+    pub k1: f64,
+    /// Length normalisation, 0 (none) to 1 (full).
+    pub b: f64,
+    /// How much a pair of adjacent query terms found adjacent in a tool's name or description
+    /// counts, relative to a single term (0: pairs are not scored).
+    pub pair_weight: f64,
+    /// Added to a tool's score times the part of its name's terms the query has (0: none).
+    pub name_coverage: f64,
+    /// List each name once, at its best: definitions added under other keys with
+    /// [`ToolIndex::insert_as`] that share a name are one tool.
+    pub one_per_name: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            k1: 1.2,
+            b: 0.5,
+            pair_weight: 0.15,
+            name_coverage: 1.5,
+            one_per_name: true,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// The same settings with this `k1`.
+    pub fn with_k1(mut self, k1: f64) -> Self {
+        self.k1 = k1;
+        self
+    }
+
+    /// The same settings with this `b`.
+    pub fn with_b(mut self, b: f64) -> Self {
+        self.b = b;
+        self
+    }
+
+    /// The same settings with this [`pair_weight`](Self::pair_weight).
+    pub fn with_pair_weight(mut self, weight: f64) -> Self {
+        self.pair_weight = weight;
+        self
+    }
+
+    /// The same settings with this [`name_coverage`](Self::name_coverage).
+    pub fn with_name_coverage(mut self, weight: f64) -> Self {
+        self.name_coverage = weight;
+        self
+    }
+
+    /// The same settings with this [`one_per_name`](Self::one_per_name).
+    pub fn with_one_per_name(mut self, on: bool) -> Self {
+        self.one_per_name = on;
+        self
+    }
+
+    /// Okapi BM25 alone with these settings' `k1` and `b`: no pairs, no name coverage.
+    pub fn plain(self) -> Self {
+        self.with_pair_weight(0.0).with_name_coverage(0.0)
+    }
+}
+
+/// One tool a search found.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SearchHit {
+    /// The tool's name.
+    pub name: String,
+    /// What the index knows it by: its name, unless it was added with
+    /// [`ToolIndex::insert_as`].
+    pub key: String,
+    /// The first sentence of its description (at most 160 characters).
+    pub summary: String,
+    /// Its BM25 score (higher is better; comparable within one search only).
+    pub score: f64,
+}
+
+struct Doc {
+    /// What the index knows it by ([`ToolIndex::insert_as`]); the tool's name otherwise.
+    key: String,
+    name: String,
+    summary: String,
+    /// Its distinct terms and pairs (to remove its postings).
+    terms: Box<[u32]>,
+}
+
+#[derive(Clone, Copy)]
+struct Posting {
+    doc: u32,
+    /// How often the term is in the tool (saturating).
+    count: u16,
+    /// How often it is in the tool's name.
+    in_name: u16,
+}
+
+/// A BM25 index over tool definitions, keyed by tool name. See the [module](super) for the
+/// method.
+///
+/// ```
+/// use agent_toolkit::ToolDefinition;
+/// use agent_toolkit::search::ToolIndex;
+/// use serde_json::json;
+///
+/// let mut index = ToolIndex::new();
+/// index.insert(&ToolDefinition::new("get_weather", "Current weather for a city.",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}})));
+/// index.insert(&ToolDefinition::new("send_email", "Send an email.", json!({"type": "object"})));
+/// let hits = index.search("what's the weather in Paris", 5);
+/// assert_eq!(hits[0].name, "get_weather");
+/// ```
+pub struct ToolIndex {
+    settings: SearchSettings,
+    /// Term → id.
+    vocabulary: FxHashMap<Box<str>, u32>,
+    /// (term, next term) → id, in the same id space as terms.
+    pairs: FxHashMap<(u32, u32), u32>,
+    /// Postings by term id.
+    postings: Vec<Vec<Posting>>,
+    /// By slot: the tool (`None` for a free slot), its length in terms, its name's length.
+    docs: Vec<Option<Doc>>,
+    lengths: Vec<u32>,
+    name_lengths: Vec<u16>,
+    free: Vec<u32>,
+    by_key: FxHashMap<String, u32>,
+    /// The summed length of every tool.
+    total: u64,
+    live: u32,
+    /// Reused by each insertion.
+    scratch: Scratch,
+}
+
+/// What an insertion works in, kept to be reused.
+#[derive(Default)]
+struct Scratch {
+    name: Vec<u32>,
+    description: Vec<u32>,
+    parameters: Vec<u32>,
+    buffer: String,
+    /// Per term: (count, count in the name).
+    counts: FxHashMap<u32, (u16, u16)>,
+}
+
+impl Default for ToolIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex")
+            .field("tools", &self.live)
+            .field("terms", &self.vocabulary.len())
+            .finish()
+    }
+}
+
+impl ToolIndex {
+    /// An empty index with the default settings.
+    pub fn new() -> Self {
+        Self::with_settings(SearchSettings::default())
+    }
+
+    /// An empty index with these settings.
+    pub fn with_settings(settings: SearchSettings) -> Self {
+        ToolIndex {
+            settings,
+            vocabulary: FxHashMap::default(),
+            pairs: FxHashMap::default(),
+            postings: Vec::new(),
+            docs: Vec::new(),
+            lengths: Vec::new(),
+            name_lengths: Vec::new(),
+            free: Vec::new(),
+            by_key: FxHashMap::default(),
+            total: 0,
+            live: 0,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// An index of these definitions.
+    pub fn from_definitions<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> Self {
+        let mut index = Self::new();
+        for definition in definitions {
+            index.insert(definition);
+        }
+        index
+    }
+
+    /// How many tools it holds.
+    pub fn len(&self) -> usize {
+        self.live as usize
+    }
+
+    /// Whether it holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Whether it holds a tool under `key` (its name, unless added with
+    /// [`insert_as`](Self::insert_as)).
+    pub fn contains(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    /// Add a tool, replacing one of the same name.
+    pub fn insert(&mut self, definition: &ToolDefinition) {
+        self.insert_as(definition.name(), definition);
+    }
+
+    /// Add a tool under `key` (what [`SearchHit::key`] and [`remove`](Self::remove) name),
+    /// replacing one of the same key: for catalogs where several definitions share a name
+    /// (versions of one tool, one per server). Its name's words are indexed, not the key's.
+    pub fn insert_as(&mut self, key: &str, definition: &ToolDefinition) {
+        self.remove(key);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let Scratch {
+            name,
+            description,
+            parameters,
+            buffer,
+            counts,
+        } = &mut scratch;
+        name.clear();
+        description.clear();
+        parameters.clear();
+        counts.clear();
+        text::each_term_with(definition.name(), buffer, |t| name.push(self.term_id(t)));
+        text::each_term_with(definition.description(), buffer, |t| {
+            description.push(self.term_id(t));
+        });
+        walk(
+            definition.parameters(),
+            buffer,
+            &mut |t| parameters.push(self.term_id(t)),
+            0,
+        );
+        let length = (name.len() + description.len() + parameters.len()) as u32;
+
+        for &term in name.iter() {
+            let c = counts.entry(term).or_default();
+            c.0 = c.0.saturating_add(1);
+            c.1 = c.1.saturating_add(1);
+        }
+        for &term in description.iter().chain(parameters.iter()) {
+            let c = counts.entry(term).or_default();
+            c.0 = c.0.saturating_add(1);
+        }
+        // Pairs of adjacent terms, within the name and within the description.
+        for field in [&*name, &*description] {
+            for w in field.windows(2) {
+                let pair = self.pair_id(w[0], w[1]);
+                let c = counts.entry(pair).or_default();
+                c.0 = c.0.saturating_add(1);
+            }
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.docs.push(None);
+                self.lengths.push(0);
+                self.name_lengths.push(0);
+                (self.docs.len() - 1) as u32
+            }
+        };
+        let mut terms: Vec<u32> = Vec::with_capacity(counts.len());
+        for (&term, &(count, in_name)) in counts.iter() {
+            self.postings[term as usize].push(Posting {
+                doc: slot,
+                count,
+                in_name,
+            });
+            terms.push(term);
+        }
+        let name_length = u16::try_from(name.len()).unwrap_or(u16::MAX);
+        self.scratch = scratch;
+        let i = slot as usize;
+        self.docs[i] = Some(Doc {
+            key: key.to_string(),
+            name: definition.name().to_string(),
+            summary: summary(definition.description()),
+            terms: terms.into(),
+        });
+        self.lengths[i] = length;
+        self.name_lengths[i] = name_length;
+        self.total += u64::from(length);
+        self.by_key.insert(key.to_string(), slot);
+        self.live += 1;
+    }
+
+    fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.vocabulary.get(term) {
+            return id;
+        }
+        let id = self.postings.len() as u32;
+        self.postings.push(Vec::new());
+        self.vocabulary.insert(term.into(), id);
+        id
+    }
+
+    fn pair_id(&mut self, first: u32, second: u32) -> u32 {
+        let next = self.postings.len() as u32;
+        let id = *self.pairs.entry((first, second)).or_insert(next);
+        if id == next {
+            self.postings.push(Vec::new());
+        }
+        id
+    }
+
+    /// Remove the tool under `key` (its name, unless added with
+    /// [`insert_as`](Self::insert_as)); whether there was one.
+    pub fn remove(&mut self, key: &str) -> bool {
+        let Some(slot) = self.by_key.remove(key) else {
+            return false;
+        };
+        let i = slot as usize;
+        let Some(doc) = self.docs[i].take() else {
+            return false;
+        };
+        for &term in doc.terms.iter() {
+            self.postings[term as usize].retain(|p| p.doc != slot);
+        }
+        self.total -= u64::from(self.lengths[i]);
+        self.lengths[i] = 0;
+        self.name_lengths[i] = 0;
+        self.free.push(slot);
+        self.live -= 1;
+        true
+    }
+
+    /// The `limit` best tools for `query`, best first; tools sharing no term with it are
+    /// never returned.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_where(query, limit, |_| true)
+    }
+
+    /// [`search`](Self::search) among the tools `keep` accepts (by key: the name, unless added
+    /// with [`insert_as`](Self::insert_as)). `keep` is asked only about the best tools, in
+    /// rank order, until `limit` are kept.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Vec<SearchHit> {
+        if limit == 0 || self.live == 0 {
+            return Vec::new();
+        }
+        let SearchSettings {
+            k1,
+            b,
+            pair_weight,
+            name_coverage,
+            one_per_name,
+        } = self.settings;
+        // The query's terms (unknown ones as `None`: they still separate pairs), then its
+        // distinct known terms in the order they first appear, then its pairs.
+        let mut tokens: Vec<Option<u32>> = Vec::new();
+        text::each_term(query, |t| tokens.push(self.vocabulary.get(t).copied()));
+        let mut words: Vec<u32> = Vec::new();
+        for &t in tokens.iter().flatten() {
+            if !words.contains(&t) {
+                words.push(t);
+            }
+        }
+        let mut weighted: Vec<(u32, f64)> = words.iter().map(|&t| (t, 1.0)).collect();
+        if pair_weight > 0.0 {
+            for w in tokens.windows(2) {
+                if let [Some(a), Some(b)] = *w
+                    && let Some(&pair) = self.pairs.get(&(a, b))
+                    && !weighted.iter().any(|(t, _)| *t == pair)
+                {
+                    weighted.push((pair, pair_weight));
+                }
+            }
+        }
+
+        let n = f64::from(self.live);
+        let average = self.total as f64 / n;
+        let mut scores = vec![0f64; self.docs.len()];
+        // How many of each tool's name terms the query has.
+        let mut said = vec![0u16; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        for (n_term, &(term, weight)) in weighted.iter().enumerate() {
+            let word = n_term < words.len();
+            let list = &self.postings[term as usize];
+            if list.is_empty() {
+                continue;
+            }
+            let df = list.len() as f64;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln() * weight;
+            for posting in list {
+                let i = posting.doc as usize;
+                let tf = f64::from(posting.count);
+                let dl = f64::from(self.lengths[i]);
+                if scores[i] == 0.0 {
+                    touched.push(posting.doc);
+                }
+                if word {
+                    said[i] = said[i].saturating_add(posting.in_name);
+                }
+                scores[i] += idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / average));
+            }
+        }
+        // A tool whose name the query says in full is a better answer than one that only
+        // shares its words elsewhere: add the part of its name's terms the query has.
+        if name_coverage > 0.0 {
+            for &slot in &touched {
+                let i = slot as usize;
+                let length = self.name_lengths[i];
+                if length > 0 {
+                    scores[i] += name_coverage * f64::from(said[i]) / f64::from(length);
+                }
+            }
+        }
+
+        let doc = |slot: u32| self.docs[slot as usize].as_ref();
+        let order = |a: &(f64, u32), b: &(f64, u32)| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| {
+                    let name = |slot| doc(slot).map(|d| d.name.as_str());
+                    name(a.1).cmp(&name(b.1))
+                })
+                .then_with(|| a.1.cmp(&b.1))
+        };
+        let mut ranked: Vec<(f64, u32)> =
+            touched.iter().map(|&s| (scores[s as usize], s)).collect();
+        // Rank a few more than `limit` (filtered and one per name, some drop out), and more
+        // only if too few are left.
+        let mut wanted = limit.saturating_mul(4);
+        loop {
+            let top = wanted.min(ranked.len());
+            if top < ranked.len() {
+                ranked.select_nth_unstable_by(top - 1, order);
+            }
+            ranked[..top].sort_unstable_by(order);
+            let mut hits = Vec::with_capacity(limit);
+            let mut names: FxHashSet<&str> = FxHashSet::default();
+            for &(score, slot) in &ranked[..top] {
+                let Some(d) = doc(slot) else { continue };
+                if (one_per_name && !names.insert(d.name.as_str())) || !keep(&d.key) {
+                    continue;
+                }
+                hits.push(SearchHit {
+                    name: d.name.clone(),
+                    key: d.key.clone(),
+                    summary: d.summary.clone(),
+                    score,
+                });
+                if hits.len() == limit {
+                    break;
+                }
+            }
+            if hits.len() == limit || top == ranked.len() {
+                return hits;
+            }
+            wanted = wanted.saturating_mul(4);
+        }
+    }
+}
+
+/// The terms of a parameters schema: for each property (in name order; nested objects and
+/// array items included, to a depth of 8) its name, its description and its `enum` values.
+fn walk(schema: &Value, buffer: &mut String, out: &mut dyn FnMut(&str), depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let mut sorted: Vec<(&String, &Value)> = properties.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (key, property) in sorted {
+        text::each_term_with(key, buffer, &mut *out);
+        if !property.is_object() {
+            continue;
+        }
+        if let Some(doc) = property.get("description").and_then(Value::as_str) {
+            text::each_term_with(doc, buffer, &mut *out);
+        }
+        if let Some(values) = property.get("enum").and_then(Value::as_array) {
+            for value in values {
+                match value {
+                    Value::String(s) => text::each_term_with(s, buffer, &mut *out),
+                    other => text::each_term_with(&other.to_string(), buffer, &mut *out),
+                }
+            }
+        }
+        walk(property, buffer, out, depth + 1);
+        if let Some(items) = property.get("items").filter(|i| i.is_object()) {
+            walk(items, buffer, out, depth + 1);
+        }
+    }
+}
+
+/// The first sentence of a description, at most 160 characters.
+fn summary(description: &str) -> String {
+    let line = description.trim().lines().next().unwrap_or("").trim();
+    let end = line
+        .char_indices()
+        .find(|&(i, c)| c == '.' && line[i + 1..].starts_with(' '))
+        .map_or(line.len(), |(i, _)| i + 1);
+    let sentence = &line[..end];
+    if sentence.chars().count() <= 160 {
+        return sentence.to_string();
+    }
+    let mut cut: String = sentence.chars().take(159).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(name: &str, description: &str, params: Value) -> ToolDefinition {
+        ToolDefinition::new(name, description, params)
+    }
+
+    fn corpus() -> ToolIndex {
+        ToolIndex::from_definitions(&[
+            tool(
+                "get_weather",
+                "Current weather for a city.",
+                json!({"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}}),
+            ),
+            tool(
+                "getStockPrice",
+                "The latest price of a stock.",
+                json!({"type": "object", "properties": {"ticker": {"type": "string", "description": "Ticker symbol, e.g. AAPL"}}}),
+            ),
+            tool(
+                "send_email",
+                "Send an email to someone.",
+                json!({"type": "object", "properties": {"to": {"type": "string"}, "body": {"type": "string"}}}),
+            ),
+            tool(
+                "forecast",
+                "Weather forecasts for the coming days.",
+                json!({"type": "object", "properties": {"location": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}}}}),
+            ),
+        ])
+    }
+
+    #[test]
+    fn ranks_by_name_description_and_parameters() {
+        let index = corpus();
+        let names =
+            |q: &str| -> Vec<String> { index.search(q, 3).into_iter().map(|h| h.name).collect() };
+        assert_eq!(names("weather in a city")[0], "get_weather");
+        assert_eq!(names("stock price")[0], "getStockPrice");
+        assert_eq!(names("AAPL ticker")[0], "getStockPrice");
+        assert_eq!(names("forecasts for the next days")[0], "forecast");
+        assert_eq!(names("lat lon")[0], "forecast");
+        assert!(names("zebra").is_empty());
+    }
+
+    #[test]
+    fn ties_break_by_name_and_limits_hold() {
+        let index = ToolIndex::from_definitions(&[
+            tool("b_tool", "same words", json!({})),
+            tool("a_tool", "same words", json!({})),
+            tool("c_tool", "same words", json!({})),
+        ]);
+        let hits = index.search("same words", 2);
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].name, "a_tool");
+        assert_eq!(hits[1].name, "b_tool");
+        assert!(index.search("same", 0).is_empty());
+    }
+
+    #[test]
+    fn updates_are_incremental_and_exact() {
+        let mut index = corpus();
+        let fresh = ToolIndex::from_definitions(&[
+            tool(
+                "get_weather",
+                "Current weather for a city.",
+                json!({"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}}),
+            ),
+            tool(
+                "forecast",
+                "Weather forecasts for the coming days.",
+                json!({"type": "object", "properties": {"location": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}}}}),
+            ),
+        ]);
+        assert!(index.remove("send_email"));
+        assert!(index.remove("getStockPrice"));
+        assert!(!index.remove("getStockPrice"));
+        assert_eq!(index.len(), 2);
+        // Same statistics as an index built with the remaining tools only: same scores.
+        assert_eq!(index.search("weather", 5), fresh.search("weather", 5));
+        // A replaced tool is found by its new text only.
+        index.insert(&tool("forecast", "Tide tables.", json!({})));
+        assert_eq!(index.len(), 2);
+        assert_eq!(index.search("tide", 5)[0].name, "forecast");
+        assert!(index.search("lat", 5).is_empty());
+        // Freed slots are reused.
+        index.insert(&tool("new_one", "Brand new.", json!({})));
+        assert_eq!(index.search("brand", 1)[0].name, "new_one");
+    }
+
+    #[test]
+    fn filters_and_summaries() {
+        let index = corpus();
+        let hits = index.search_where("weather", 5, |name| name != "get_weather");
+        assert_eq!(hits[0].name, "forecast");
+        assert_eq!(summary("First one. Second one."), "First one.");
+        assert_eq!(summary("v1.2 is here\nmore"), "v1.2 is here");
+        assert_eq!(summary(&"x".repeat(300)).chars().count(), 160);
+    }
+}
