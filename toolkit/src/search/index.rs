@@ -6,6 +6,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use super::text;
 use crate::tool::ToolDefinition;
@@ -131,8 +132,8 @@ pub struct ToolIndex {
     vocabulary: FxHashMap<Box<str>, u32>,
     /// (term, next term) → id, in the same id space as terms.
     pairs: FxHashMap<(u32, u32), u32>,
-    /// Postings by term id.
-    postings: Vec<Vec<Posting>>,
+    /// Postings by term id (most pairs are in one or two tools: kept inline).
+    postings: Vec<SmallVec<[Posting; 2]>>,
     /// By slot: the tool (`None` for a free slot), its length in terms, its name's length.
     docs: Vec<Option<Doc>>,
     lengths: Vec<u32>,
@@ -153,8 +154,8 @@ struct Scratch {
     description: Vec<u32>,
     parameters: Vec<u32>,
     buffer: String,
-    /// Per term: (count, count in the name).
-    counts: FxHashMap<u32, (u16, u16)>,
+    /// Every term and pair of the tool, sorted to count them.
+    all: Vec<u32>,
 }
 
 impl Default for ToolIndex {
@@ -237,12 +238,12 @@ impl ToolIndex {
             description,
             parameters,
             buffer,
-            counts,
+            all,
         } = &mut scratch;
         name.clear();
         description.clear();
         parameters.clear();
-        counts.clear();
+        all.clear();
         text::each_term_with(definition.name(), buffer, |t| name.push(self.term_id(t)));
         text::each_term_with(definition.description(), buffer, |t| {
             description.push(self.term_id(t));
@@ -255,23 +256,16 @@ impl ToolIndex {
         );
         let length = (name.len() + description.len() + parameters.len()) as u32;
 
-        for &term in name.iter() {
-            let c = counts.entry(term).or_default();
-            c.0 = c.0.saturating_add(1);
-            c.1 = c.1.saturating_add(1);
-        }
-        for &term in description.iter().chain(parameters.iter()) {
-            let c = counts.entry(term).or_default();
-            c.0 = c.0.saturating_add(1);
-        }
+        all.extend_from_slice(name);
+        all.extend_from_slice(description);
+        all.extend_from_slice(parameters);
         // Pairs of adjacent terms, within the name and within the description.
         for field in [&*name, &*description] {
             for w in field.windows(2) {
-                let pair = self.pair_id(w[0], w[1]);
-                let c = counts.entry(pair).or_default();
-                c.0 = c.0.saturating_add(1);
+                all.push(self.pair_id(w[0], w[1]));
             }
         }
+        all.sort_unstable();
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -281,12 +275,14 @@ impl ToolIndex {
                 (self.docs.len() - 1) as u32
             }
         };
-        let mut terms: Vec<u32> = Vec::with_capacity(counts.len());
-        for (&term, &(count, in_name)) in counts.iter() {
+        let mut terms: Vec<u32> = Vec::new();
+        for run in all.chunk_by(|a, b| a == b) {
+            let term = run[0];
+            let in_name = name.iter().filter(|&&t| t == term).count();
             self.postings[term as usize].push(Posting {
                 doc: slot,
-                count,
-                in_name,
+                count: u16::try_from(run.len()).unwrap_or(u16::MAX),
+                in_name: u16::try_from(in_name).unwrap_or(u16::MAX),
             });
             terms.push(term);
         }
@@ -311,7 +307,7 @@ impl ToolIndex {
             return id;
         }
         let id = self.postings.len() as u32;
-        self.postings.push(Vec::new());
+        self.postings.push(SmallVec::new());
         self.vocabulary.insert(term.into(), id);
         id
     }
@@ -320,7 +316,7 @@ impl ToolIndex {
         let next = self.postings.len() as u32;
         let id = *self.pairs.entry((first, second)).or_insert(next);
         if id == next {
-            self.postings.push(Vec::new());
+            self.postings.push(SmallVec::new());
         }
         id
     }
