@@ -146,10 +146,7 @@ impl AnthropicMessagesBuilder {
 
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<AnthropicMessages, ModelError> {
-        let model = self
-            .model
-            .filter(|m| !m.trim().is_empty())
-            .ok_or_else(|| http::config_error("no model name: call `.model(..)`"))?;
+        let model = http::model_name(self.model)?;
         let mut headers = vec![(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(API_VERSION),
@@ -192,17 +189,13 @@ impl AnthropicMessages {
     /// `ANTHROPIC_MODEL` (default `claude-haiku-4-5`). The key is required unless a base URL
     /// is set (a proxy may add it).
     pub fn from_env() -> Result<Self, ModelError> {
-        let mut builder =
-            Self::builder().model(http::env("ANTHROPIC_MODEL").unwrap_or(DEFAULT_MODEL.into()));
-        let base_url = http::env("ANTHROPIC_BASE_URL");
-        match (http::env("ANTHROPIC_API_KEY"), &base_url) {
-            (Some(key), _) => builder = builder.api_key(key),
-            (None, None) => {
-                return Err(http::config_error("ANTHROPIC_API_KEY is not set"));
-            }
-            (None, Some(_)) => {}
+        let env =
+            http::EnvSettings::read("ANTHROPIC", DEFAULT_MODEL, "ANTHROPIC_API_KEY is not set")?;
+        let mut builder = Self::builder().model(env.model);
+        if let Some(key) = env.api_key {
+            builder = builder.api_key(key);
         }
-        if let Some(url) = base_url {
+        if let Some(url) = env.base_url {
             builder = builder.base_url(url);
         }
         builder.build()

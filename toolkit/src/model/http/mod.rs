@@ -372,8 +372,42 @@ pub(crate) fn temperature(t: f32) -> serde_json::Value {
 }
 
 /// `Some(value)` of a non-empty environment variable.
-pub(crate) fn env(name: &str) -> Option<String> {
+fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// What a provider's `from_env` reads: `{PREFIX}_MODEL` (else `default_model`),
+/// `{PREFIX}_API_KEY` and `{PREFIX}_BASE_URL`. The key is required unless a base URL is set
+/// (a local server or a proxy needs none); without either, the error is `missing_key`.
+pub(crate) struct EnvSettings {
+    pub(crate) model: String,
+    pub(crate) api_key: Option<String>,
+    pub(crate) base_url: Option<String>,
+}
+
+impl EnvSettings {
+    pub(crate) fn read(
+        prefix: &str,
+        default_model: &str,
+        missing_key: &str,
+    ) -> Result<Self, ModelError> {
+        let settings = EnvSettings {
+            model: env(&format!("{prefix}_MODEL")).unwrap_or_else(|| default_model.into()),
+            api_key: env(&format!("{prefix}_API_KEY")),
+            base_url: env(&format!("{prefix}_BASE_URL")),
+        };
+        if settings.api_key.is_none() && settings.base_url.is_none() {
+            return Err(config_error(missing_key));
+        }
+        Ok(settings)
+    }
+}
+
+/// The model name a builder was given, or the error saying to give one.
+pub(crate) fn model_name(model: Option<String>) -> Result<String, ModelError> {
+    model
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| config_error("no model name: call `.model(..)`"))
 }
 
 #[cfg(test)]

@@ -129,27 +129,37 @@ impl OpenAiChatBuilder {
 
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<OpenAiChat, ModelError> {
-        let model = self
-            .model
-            .filter(|m| !m.trim().is_empty())
-            .ok_or_else(|| http::config_error("no model name: call `.model(..)`"))?;
-        let mut headers = Vec::new();
-        if let Some(key) = &self.http.api_key {
-            headers.push(http::secret_header(
-                AUTHORIZATION,
-                &format!("Bearer {}", key.0),
-            )?);
-        }
+        let model = http::model_name(self.model)?;
+        let headers = bearer_headers(&self.http)?;
         Ok(OpenAiChat {
             endpoint: Endpoint::new(&self.http, DEFAULT_BASE_URL, "/chat/completions", headers)?,
             model,
-            dialect: if self.strict {
-                Dialect::OpenAiStrict
-            } else {
-                Dialect::OpenAi
-            },
+            dialect: dialect(self.strict),
             text_calls: self.text_calls.unwrap_or(true),
         })
+    }
+}
+
+/// The headers of a request to an OpenAI API: the key, if any, as a bearer token.
+fn bearer_headers(
+    http: &HttpSettings,
+) -> Result<Vec<(reqwest::header::HeaderName, reqwest::header::HeaderValue)>, ModelError> {
+    let mut headers = Vec::new();
+    if let Some(key) = &http.api_key {
+        headers.push(http::secret_header(
+            AUTHORIZATION,
+            &format!("Bearer {}", key.0),
+        )?);
+    }
+    Ok(headers)
+}
+
+/// The dialect of an OpenAI API's tools: strict or not.
+fn dialect(strict: bool) -> Dialect {
+    if strict {
+        Dialect::OpenAiStrict
+    } else {
+        Dialect::OpenAi
     }
 }
 
@@ -163,19 +173,16 @@ impl OpenAiChat {
     /// `OPENAI_MODEL` (default `gpt-4o-mini`). The key is required unless a base URL is set,
     /// since local servers need none.
     pub fn from_env() -> Result<Self, ModelError> {
-        let mut builder =
-            Self::builder().model(http::env("OPENAI_MODEL").unwrap_or(DEFAULT_MODEL.into()));
-        let base_url = http::env("OPENAI_BASE_URL");
-        match (http::env("OPENAI_API_KEY"), &base_url) {
-            (Some(key), _) => builder = builder.api_key(key),
-            (None, None) => {
-                return Err(http::config_error(
-                    "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
-                ));
-            }
-            (None, Some(_)) => {}
+        let env = http::EnvSettings::read(
+            "OPENAI",
+            DEFAULT_MODEL,
+            "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
+        )?;
+        let mut builder = Self::builder().model(env.model);
+        if let Some(key) = env.api_key {
+            builder = builder.api_key(key);
         }
-        if let Some(url) = base_url {
+        if let Some(url) = env.base_url {
             builder = builder.base_url(url);
         }
         builder.build()

@@ -36,7 +36,6 @@ use std::collections::HashSet;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use reqwest::header::AUTHORIZATION;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -223,25 +222,12 @@ impl OpenAiResponsesBuilder {
 
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<OpenAiResponses, ModelError> {
-        let model = self
-            .model
-            .filter(|m| !m.trim().is_empty())
-            .ok_or_else(|| http::config_error("no model name: call `.model(..)`"))?;
-        let mut headers = Vec::new();
-        if let Some(key) = &self.http.api_key {
-            headers.push(http::secret_header(
-                AUTHORIZATION,
-                &format!("Bearer {}", key.0),
-            )?);
-        }
+        let model = http::model_name(self.model)?;
+        let headers = super::bearer_headers(&self.http)?;
         Ok(OpenAiResponses {
             endpoint: Endpoint::new(&self.http, DEFAULT_BASE_URL, "/responses", headers)?,
             model,
-            dialect: if self.strict {
-                Dialect::OpenAiStrict
-            } else {
-                Dialect::OpenAi
-            },
+            dialect: super::dialect(self.strict),
             text_calls: self.text_calls.unwrap_or(true),
             tool_search: self.tool_search,
             reasoning_items: self.reasoning_items.unwrap_or(true),
@@ -261,19 +247,16 @@ impl OpenAiResponses {
     /// `OPENAI_MODEL` (default `gpt-5.4`, the first with tool search). The key is required
     /// unless a base URL is set, since local servers need none.
     pub fn from_env() -> Result<Self, ModelError> {
-        let mut builder =
-            Self::builder().model(http::env("OPENAI_MODEL").unwrap_or(DEFAULT_MODEL.into()));
-        let base_url = http::env("OPENAI_BASE_URL");
-        match (http::env("OPENAI_API_KEY"), &base_url) {
-            (Some(key), _) => builder = builder.api_key(key),
-            (None, None) => {
-                return Err(http::config_error(
-                    "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
-                ));
-            }
-            (None, Some(_)) => {}
+        let env = http::EnvSettings::read(
+            "OPENAI",
+            DEFAULT_MODEL,
+            "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
+        )?;
+        let mut builder = Self::builder().model(env.model);
+        if let Some(key) = env.api_key {
+            builder = builder.api_key(key);
         }
-        if let Some(url) = base_url {
+        if let Some(url) = env.base_url {
             builder = builder.base_url(url);
         }
         builder.build()
