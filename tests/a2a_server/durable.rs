@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use agent_toolkit::ReActAgent;
 use agent_toolkit::a2a::server::{
-    A2aAgentServer, A2aToolServer, InMemoryTaskStore, ServerOptions, SqlTaskStore, TaskStore,
+    A2aAgentServer, A2aToolServer, InMemoryTaskStore, MemoryTaskStore, ServerOptions, SqlTaskStore,
+    TaskStore,
 };
 use agent_toolkit::a2a::types::{
     ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
@@ -146,7 +147,7 @@ async fn contract(store: &SqlTaskStore) {
 }
 
 /// `ListTasks` of `store` answers as the in-memory store does on the same tasks.
-async fn lists_like_memory(store: &SqlTaskStore) {
+async fn lists_like_memory(store: &impl TaskStore) {
     let memory = InMemoryTaskStore::new();
     // Ids whose byte order differs from a locale's (`Z` < `_` < `a`), some without a status
     // time, states and contexts mixed.
@@ -220,6 +221,39 @@ async fn lists_like_memory(store: &SqlTaskStore) {
     assert_eq!(bad.code, error_code::INVALID_PARAMS, "{bad:?}");
 }
 
+/// Our in-memory store (the servers' default) lists like the official one too.
+#[tokio::test]
+async fn memory_store_lists_like_the_official_store() {
+    lists_like_memory(&MemoryTaskStore::new()).await;
+}
+
+/// `delete_finished_before` deletes old finished tasks and nothing else.
+async fn retention(store: &SqlTaskStore) {
+    for (id, state) in [
+        ("done", TaskState::Completed),
+        ("failed", TaskState::Failed),
+        ("running", TaskState::Working),
+        ("waiting", TaskState::InputRequired),
+    ] {
+        store
+            .create(task(id, "retention", state, Some(1)))
+            .await
+            .unwrap();
+    }
+    let past = std::time::SystemTime::now() - Duration::from_secs(3600);
+    assert_eq!(store.delete_finished_before(past).await.unwrap(), 0);
+    let soon = std::time::SystemTime::now() + Duration::from_secs(1);
+    assert_eq!(store.delete_finished_before(soon).await.unwrap(), 2);
+    for (id, kept) in [
+        ("done", false),
+        ("failed", false),
+        ("running", true),
+        ("waiting", true),
+    ] {
+        assert_eq!(store.get(id).await.unwrap().is_some(), kept, "{id}");
+    }
+}
+
 #[tokio::test]
 async fn postgres_store_keeps_the_task_store_contract() {
     let Some(pg) = db::Postgres::start() else {
@@ -231,6 +265,10 @@ async fn postgres_store_keeps_the_task_store_contract() {
     contract(&store).await;
     let store = SqlTaskStore::postgres(&pg.database("lists")).await.unwrap();
     lists_like_memory(&store).await;
+    let store = SqlTaskStore::postgres(&pg.database("retention"))
+        .await
+        .unwrap();
+    retention(&store).await;
 }
 
 #[tokio::test]
@@ -241,6 +279,8 @@ async fn sqlite_store_keeps_the_task_store_contract() {
     let lists = db::SqliteFile::new("a2a-lists");
     let store = SqlTaskStore::sqlite(lists.path()).await.unwrap();
     lists_like_memory(&store).await;
+    let file = db::SqliteFile::new("a2a-retention");
+    retention(&SqlTaskStore::sqlite(file.path()).await.unwrap()).await;
 }
 
 #[tokio::test]

@@ -1,5 +1,7 @@
 //! The tool server's card and calls over raw HTTP.
 
+use std::time::Duration;
+
 use agent_toolkit::a2a::server::ServerOptions;
 use serde_json::{Value, json};
 
@@ -197,4 +199,68 @@ async fn concurrent_calls_are_capped() {
         assert_eq!(result, "done");
     }
     assert_eq!(gauge.max.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+fn get_task(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": id}}).to_string()
+}
+
+#[tokio::test]
+async fn finished_tasks_are_forgotten_beyond_the_servers_limit_and_calls_still_answer() {
+    let kit = toolkit(&Probe::default());
+    let base = tool_server(&kit, |s| {
+        s.options(ServerOptions::default().keep_finished_tasks(5))
+    })
+    .await;
+    let mut ids = Vec::new();
+    for n in 0..20 {
+        let (_, body) = post(
+            &base,
+            &[V1],
+            send(call_message("add", json!({"a": n, "b": 1}))),
+        )
+        .await;
+        let task = &body["result"]["task"];
+        let (is_error, _, result) = tool_result(task);
+        assert!(!is_error, "{body:#}");
+        // (A2A 1.0 data parts are protobuf `Struct`s: numbers arrive as doubles.)
+        assert_eq!(
+            result.as_f64(),
+            Some(f64::from(n + 1)),
+            "every call answers, whatever is forgotten"
+        );
+        ids.push(task["id"].clone());
+    }
+    // A second after finishing (the grace in which the request that finished a task may still
+    // read it), the oldest finished tasks are gone (unknown, not something else); the newest
+    // five stay.
+    tokio::time::sleep(agent_toolkit::a2a::server::FINISHED_GRACE + Duration::from_millis(100))
+        .await;
+    let (_, body) = post(&base, &[V1], get_task(&ids[0])).await;
+    assert_eq!(body["error"]["code"], -32001, "{body:#}");
+    for id in &ids[15..] {
+        let (_, body) = post(&base, &[V1], get_task(id)).await;
+        assert_eq!(body["result"]["id"], *id, "{body:#}");
+    }
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "ListTasks", "params": {}});
+    let (_, body) = post(&base, &[V1], list.to_string()).await;
+    assert_eq!(body["result"]["totalSize"], 5, "{body:#}");
+
+    // Keeping none: a call still gets its whole answer.
+    let base = tool_server(&kit, |s| {
+        s.options(ServerOptions::default().keep_finished_tasks(0))
+    })
+    .await;
+    let (_, body) = post(
+        &base,
+        &[V1],
+        send(call_message("add", json!({"a": 2, "b": 2}))),
+    )
+    .await;
+    let task = &body["result"]["task"];
+    assert_eq!(tool_result(task).2.as_f64(), Some(4.0), "{body:#}");
+    tokio::time::sleep(agent_toolkit::a2a::server::FINISHED_GRACE + Duration::from_millis(100))
+        .await;
+    let (_, body) = post(&base, &[V1], get_task(&task["id"])).await;
+    assert_eq!(body["error"]["code"], -32001, "{body:#}");
 }

@@ -1,4 +1,5 @@
-//! Per-attempt and total deadlines; blocking tools on the blocking pool.
+//! Per-attempt and total deadlines; blocking tools on the blocking pool (until they prove
+//! quick).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -103,6 +104,50 @@ async fn blocking_tools_do_not_stall_the_runtime() {
         .collect()
         .await;
     assert_eq!(order, ["call-1", "call-0"]);
+}
+
+/// Which thread ran it; blocks that long first (0: quick).
+#[tool]
+fn where_am_i(block_us: u64) -> String {
+    if block_us > 0 {
+        std::thread::sleep(Duration::from_micros(block_us));
+    }
+    format!("{:?}", std::thread::current().id())
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_quick_blocking_tool_runs_inline_after_proving_quick_and_a_slow_one_goes_back_to_the_pool()
+ {
+    let kit = Toolkit::builder().register(WhereAmI).build().unwrap();
+    let here = format!("{:?}", std::thread::current().id());
+    let on_caller = |r: &ToolResult| r.model_text().trim_matches('"') == here;
+    let quick = r#"{"block_us": 0}"#;
+    let slow = r#"{"block_us": 2000}"#;
+    // The first eight calls run on the blocking pool (another thread), timed there.
+    for n in 0..8 {
+        let r = call(&kit, "where_am_i", quick).await;
+        assert!(!on_caller(&r), "call {n} ran on the pool");
+    }
+    // Quick eight times in a row (a call the OS preempted may need to be made up for): from
+    // then on it runs on the caller's thread.
+    let mut calls = 0;
+    while !on_caller(&call(&kit, "where_am_i", quick).await) {
+        calls += 1;
+        assert!(calls < 100, "a proven-quick tool runs inline");
+    }
+    // A slow call (inline, so it holds this thread once) sends it back to the pool.
+    assert!(on_caller(&call(&kit, "where_am_i", slow).await));
+    assert!(!on_caller(&call(&kit, "where_am_i", quick).await));
+    // Slow three times in all: on the pool for good, however quick it is again.
+    call(&kit, "where_am_i", slow).await;
+    call(&kit, "where_am_i", slow).await;
+    for _ in 0..40 {
+        let r = call(&kit, "where_am_i", quick).await;
+        assert!(!on_caller(&r), "a tool slow three times stays on the pool");
+    }
+    // A second toolkit keeps its own record: the tool starts on the pool there.
+    let other = Toolkit::builder().register(WhereAmI).build().unwrap();
+    assert!(!on_caller(&call(&other, "where_am_i", quick).await));
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use super::service::SyncPace;
 use super::{ApprovalHook, RetryPolicy};
 use crate::args::ToolArgs;
 use crate::context::{CallInfo, ToolContext};
@@ -27,6 +28,8 @@ pub struct ToolInvocation {
     pub(crate) args: Result<ToolArgs, ToolError>,
     info: CallInfo,
     attempts: Arc<AtomicU32>,
+    /// Where a synchronous tool runs (`None` for async tools).
+    pub(crate) pace: Option<Arc<SyncPace>>,
 }
 
 impl ToolInvocation {
@@ -37,6 +40,7 @@ impl ToolInvocation {
         approver: Option<Arc<dyn ApprovalHook>>,
         args: Result<ToolArgs, ToolError>,
         info: CallInfo,
+        pace: Option<Arc<SyncPace>>,
     ) -> Self {
         ToolInvocation {
             tool,
@@ -46,6 +50,7 @@ impl ToolInvocation {
             args,
             info,
             attempts: Arc::new(AtomicU32::new(0)),
+            pace,
         }
     }
 

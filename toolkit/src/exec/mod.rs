@@ -10,7 +10,8 @@
 //! 5. `retry` — retries of retryable failures, with backoff ([`RetryPolicy`]);
 //! 6. `timeout` (attempt) — the limit of one attempt;
 //! 7. `guard` — a panic in the tool becomes a `Panicked` error;
-//! 8. `service` — runs the tool (blocking tools on the blocking pool) and bounds its output.
+//! 8. `service` — runs the tool (synchronous tools on the blocking pool until they prove quick)
+//!    and bounds its output.
 //!
 //! Each middleware is one file with tower's own shape (the service, its layer, its response
 //! future, the errors it produces); they are private to the crate, which assembles them in
@@ -37,6 +38,7 @@ pub use invocation::{ExecSettings, ToolInvocation};
 pub use retry::RetryPolicy;
 pub use stack::BoxToolService;
 
+pub(crate) use service::SyncPace;
 pub(crate) use stack::{LayerFn, Stack, build_stack};
 
 use crate::error::ToolError;

@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
@@ -15,11 +16,13 @@ use crate::tool::{ToolFuture, ToolOutput};
 
 /// Runs the tool of a [`ToolInvocation`] and bounds its output.
 ///
-/// Async tools run on the caller's task. Blocking tools (plain `fn`s) run on tokio's blocking
-/// pool so they cannot stall the runtime's worker threads; a timeout or cancellation then stops
-/// *waiting* for them, but the thread runs the function to its end (a thread cannot be
-/// interrupted), and the late result is discarded. Outside a tokio runtime, blocking tools run
-/// inline.
+/// Async tools run on the caller's task. Synchronous tools (plain `fn`s) start on tokio's
+/// blocking pool so that they cannot stall the runtime's worker threads; a timeout or
+/// cancellation then stops *waiting* for them, but the thread runs the function to its end (a
+/// thread cannot be interrupted), and the late result is discarded. A synchronous tool whose
+/// calls prove quick runs inline instead, where the hop to the pool (two thread wake-ups)
+/// would cost more than the tool: see [`SyncPace`]. Outside a tokio runtime, synchronous tools
+/// run inline.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ToolService;
 
@@ -35,6 +38,7 @@ impl tower::Service<ToolInvocation> for ToolService {
     fn call(&mut self, inv: ToolInvocation) -> ToolServiceFuture {
         let max = inv.settings().max_output_bytes;
         let blocking = inv.options().blocking;
+        let pace = inv.pace.clone();
         let tool = inv.tool().clone();
         let counter = inv.attempt_counter();
         let args = match inv.args {
@@ -51,9 +55,17 @@ impl tower::Service<ToolInvocation> for ToolService {
         tracing::debug!(attempt, "tool attempt started");
         let future = tool.call(args);
         let state = match tokio::runtime::Handle::try_current() {
-            Ok(handle) if blocking => {
-                State::Blocking(handle.spawn_blocking(move || futures::executor::block_on(future)))
-            }
+            Ok(handle) if blocking => match pace {
+                Some(pace) if pace.inline() => State::Inline(future, pace),
+                pace => State::Blocking(handle.spawn_blocking(move || {
+                    let start = Instant::now();
+                    let result = futures::executor::block_on(future);
+                    if let Some(pace) = pace {
+                        pace.record(start.elapsed(), false);
+                    }
+                    result
+                })),
+            },
             _ => State::Running(future),
         };
         ToolServiceFuture {
@@ -68,6 +80,8 @@ enum State {
     /// The arguments could not be resolved (boxed: the rare path).
     Refused(Option<Box<ToolError>>),
     Running(ToolFuture),
+    /// A synchronous tool that has proven quick, run on the caller's thread and timed.
+    Inline(ToolFuture, Arc<SyncPace>),
     Blocking(JoinHandle<Result<ToolOutput, ToolError>>),
 }
 
@@ -90,6 +104,12 @@ impl Future for ToolServiceFuture {
                 |e| *e,
             )),
             State::Running(future) => std::task::ready!(future.as_mut().poll(cx)),
+            State::Inline(future, pace) => {
+                let start = Instant::now();
+                let poll = future.as_mut().poll(cx);
+                pace.record(start.elapsed(), true);
+                std::task::ready!(poll)
+            }
             State::Blocking(handle) => match std::task::ready!(Pin::new(handle).poll(cx)) {
                 Ok(result) => result,
                 Err(join) if join.is_panic() => {
@@ -118,5 +138,134 @@ impl Future for ToolServiceFuture {
             attempts.fetch_sub(1, Ordering::Relaxed);
         }
         Poll::Ready(result.map(|out| truncate_output(out, max)))
+    }
+}
+
+/// Where a synchronous tool's next call runs: on tokio's blocking pool, or inline on the
+/// caller's thread. One per synchronous tool of a toolkit, shared by its calls.
+///
+/// The hop to the blocking pool costs two thread wake-ups (tens of microseconds under load);
+/// for a tool that adds two numbers that is most of the call. Running every synchronous tool
+/// inline would be cheap but lets one slow tool stall a runtime worker (and with it every task
+/// queued there). So the rule is:
+///
+/// - a tool's calls run on the pool, timed there, until [`PROBES`] calls in a row each took
+///   less than [`QUICK`]; then they run inline (timed too);
+/// - a call that takes [`QUICK`] or longer, wherever it ran, sends the tool back to the pool to
+///   prove itself again; after [`SLOW_CALLS`] such calls it stays on the pool for good.
+///
+/// A tool is thus inline only after proving quick, and a tool that turns slow later stalls a
+/// worker for at most [`SLOW_CALLS`] calls in the toolkit's life (a quick tool preempted once
+/// by the OS just proves itself again). Code that may block for long at unpredictable moments
+/// (network, locks) belongs in an `async fn` (with `tokio::task::spawn_blocking` where needed).
+#[derive(Debug, Default)]
+pub(crate) struct SyncPace(AtomicU32);
+
+/// A call shorter than this counts as quick: tokio's guidance for the time between two yields
+/// of a task.
+pub(crate) const QUICK: Duration = Duration::from_micros(100);
+
+/// Quick calls in a row on the pool before a tool runs inline.
+pub(crate) const PROBES: u32 = 8;
+
+/// Slow calls after which a tool stays on the pool for good.
+pub(crate) const SLOW_CALLS: u32 = 3;
+
+/// `SyncPace` state: quick calls in a row (bits 0–7), slow calls so far (bits 8–15), and:
+const STREAK: u32 = 0xff;
+const SLOW_ONE: u32 = 1 << 8;
+/// The tool runs inline.
+const INLINE: u32 = 1 << 31;
+/// The tool was slow [`SLOW_CALLS`] times and stays on the pool.
+const POOL_FOR_GOOD: u32 = 1 << 30;
+
+impl SyncPace {
+    /// Whether the next call runs inline.
+    pub(crate) fn inline(&self) -> bool {
+        self.0.load(Ordering::Relaxed) & INLINE != 0
+    }
+
+    /// Record how long a call took, and where it ran.
+    pub(crate) fn record(&self, took: Duration, inline: bool) {
+        let slow = took >= QUICK;
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |state| {
+                if state & POOL_FOR_GOOD != 0 {
+                    return None;
+                }
+                if slow {
+                    let slow_calls = ((state >> 8) & STREAK) + 1;
+                    return Some(if slow_calls >= SLOW_CALLS {
+                        POOL_FOR_GOOD
+                    } else {
+                        slow_calls * SLOW_ONE
+                    });
+                }
+                if inline || state & INLINE != 0 {
+                    return None;
+                }
+                let streak = (state & STREAK) + 1;
+                Some(if streak >= PROBES {
+                    (state & !STREAK) | INLINE
+                } else {
+                    (state & !STREAK) | streak
+                })
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{PROBES, QUICK, SLOW_CALLS, SyncPace};
+
+    const FAST: Duration = Duration::from_micros(3);
+
+    #[test]
+    fn a_tool_runs_inline_after_proving_quick_and_proves_itself_again_after_a_slow_call() {
+        let pace = SyncPace::default();
+        for _ in 1..PROBES {
+            pace.record(FAST, false);
+            assert!(!pace.inline());
+        }
+        pace.record(FAST, false);
+        assert!(pace.inline());
+        pace.record(FAST, true);
+        assert!(pace.inline());
+        pace.record(QUICK, true);
+        assert!(!pace.inline(), "slow: back to the pool");
+        for _ in 0..PROBES {
+            pace.record(FAST, false);
+        }
+        assert!(pace.inline(), "proved quick again");
+    }
+
+    #[test]
+    fn a_slow_probe_restarts_the_streak() {
+        let pace = SyncPace::default();
+        for _ in 1..PROBES {
+            pace.record(FAST, false);
+        }
+        pace.record(Duration::from_millis(5), false);
+        pace.record(FAST, false);
+        assert!(!pace.inline());
+    }
+
+    #[test]
+    fn a_tool_slow_often_enough_stays_on_the_pool() {
+        let pace = SyncPace::default();
+        for _ in 0..SLOW_CALLS {
+            for _ in 0..PROBES {
+                pace.record(FAST, false);
+            }
+            assert!(pace.inline());
+            pace.record(Duration::from_millis(5), true);
+        }
+        for _ in 0..4 * PROBES {
+            pace.record(FAST, false);
+        }
+        assert!(!pace.inline(), "slow three times: on the pool for good");
     }
 }

@@ -127,11 +127,17 @@ impl McpHttpService {
                     .into_response();
             }
         };
-        if let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        // rmcp reads the message itself and answers a body it cannot read (with a JSON
+        // content type, as here) with a plain-text 415; only then is the body read again, to
+        // give the JSON-RPC error instead. The common case parses once.
+        let request = Request::from_parts(parts, Body::from(bytes.clone()));
+        let response = self.inner.handle(request).await.into_response();
+        if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+            && let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
+        {
             return bad_message(&bytes, &e);
         }
-        let request = Request::from_parts(parts, Body::from(bytes));
-        self.inner.handle(request).await.into_response()
+        response
     }
 }
 

@@ -14,7 +14,7 @@ use crate::args::ParamPlan;
 use crate::args::schema as validate;
 use crate::dialect::Dialect;
 use crate::error::ConfigError;
-use crate::exec::{ExecSettings, RetryPolicy};
+use crate::exec::{ExecSettings, RetryPolicy, SyncPace};
 use crate::param::{ParamKind, PlannedParam};
 use crate::schema::canonical;
 use crate::tool::{AgentTool, ToolDefinition, ToolOptions, ToolSpec};
@@ -27,6 +27,8 @@ pub(crate) struct Entry {
     pub(crate) definition: ToolDefinition,
     /// Provider renderings, made on first use.
     pub(crate) rendered: [OnceLock<Value>; Dialect::ALL.len()],
+    /// Where the calls of a synchronous tool run (`None` for async tools).
+    pub(crate) pace: Option<Arc<SyncPace>>,
 }
 
 /// A value bound with `.preset` or `.default_arg`, serialized when it was given.
@@ -73,12 +75,14 @@ pub(super) fn compile(
             validate::compile_dynamic(name, plan.needs(), definition.parameters()).map(Arc::new)
         }
     };
+    let pace = spec.options.blocking.then(Arc::default);
     Entry {
         tool,
         plan: Arc::new(plan),
         options: Arc::new(spec.options),
         definition,
         rendered: Default::default(),
+        pace,
     }
 }
 

@@ -559,7 +559,7 @@ impl Toolkit {
                 return Err(ToolError::new(
                     ToolErrorKind::Unavailable,
                     format!(
-                        "tool `{name}` is not loaded yet: search for it first (the                          `{}` tool), then call it; available tools: {}",
+                        "tool `{name}` is not loaded yet: search for it first (the `{}` tool), then call it; available tools: {}",
                         crate::search::SEARCH_TOOL,
                         self.available_list()
                     ),
@@ -591,6 +591,7 @@ impl Toolkit {
             self.approver.clone(),
             args,
             info,
+            entry.pace.clone(),
         ))
     }
 

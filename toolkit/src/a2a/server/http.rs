@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use a2a::{A2AError, AgentCard, JsonRpcId};
-use a2a_server::{AgentExecutor, DefaultRequestHandler, InMemoryTaskStore, ServiceParams};
+use a2a_server::{AgentExecutor, DefaultRequestHandler, ServiceParams};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -36,7 +36,8 @@ struct AppState {
 /// The axum router of an A2A server running `executor`: the card routes and the JSON-RPC
 /// endpoint at `/`, for A2A 1.0 and 0.3 (see the [module docs](super)). `card` is called for
 /// every card request (the `options` set its name, description and version where given);
-/// `check` runs on every `SendMessage` before a task is created. Tasks live in memory, or in
+/// `check` runs on every `SendMessage` before a task is created. Tasks live in memory (a
+/// [`MemoryTaskStore`](super::MemoryTaskStore) with the options' limits on finished tasks), or in
 /// the options' `task_store` (features `postgres`, `sqlite`; its cancels from other servers
 /// then reach `executor`'s [`cancel`](AgentExecutor::cancel) here).
 ///
@@ -55,7 +56,7 @@ pub fn a2a_router(
             super::replicas::Replicated::new(executor, store.clone()),
             store.clone(),
         ),
-        _ => DefaultRequestHandler::new(executor, InMemoryTaskStore::new()),
+        _ => DefaultRequestHandler::new(executor, options.memory_store()),
     }
     .with_capabilities(capabilities);
     let handler = Arc::new(Validated::new(handler, check));

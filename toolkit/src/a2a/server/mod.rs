@@ -30,8 +30,10 @@
 //!
 //! # Durable tasks, replicas and cancellation
 //!
-//! By default the tasks live in memory (`a2a-server-lf`'s `InMemoryTaskStore`): a restart
-//! forgets them, and each server knows only its own. With the features `postgres` or `sqlite`,
+//! By default the tasks live in memory ([`MemoryTaskStore`]): a restart forgets them, each
+//! server knows only its own, and finished tasks are forgotten beyond a count and an age
+//! (1,000 and 10 minutes by default; `ServerOptions::keep_finished_tasks`,
+//! `keep_finished_tasks_for`), so a busy server's memory stays bounded. With the features `postgres` or `sqlite`,
 //! `ServerOptions::task_store` takes a `SqlTaskStore` (`SqlTaskStore::postgres(url)`,
 //! `SqlTaskStore::sqlite(path)`), which keeps the tasks — and an [`A2aAgentServer`]'s
 //! conversations — in the database:
@@ -67,6 +69,7 @@ mod agent_server;
 mod card;
 mod emit;
 mod http;
+mod memory_store;
 mod options;
 #[cfg(durable)]
 mod replicas;
@@ -79,6 +82,9 @@ mod validate;
 
 pub use agent_server::{A2aAgentServer, Replies};
 pub use http::{CardFn, a2a_router};
+pub use memory_store::{
+    DEFAULT_KEEP_FINISHED, DEFAULT_KEEP_FINISHED_FOR, FINISHED_GRACE, MemoryTaskStore,
+};
 pub use options::ServerOptions;
 #[cfg(durable)]
 pub use task_store::SqlTaskStore;
@@ -89,7 +95,6 @@ pub use validate::SendCheck;
 /// [`AgentExecutor`] to serve an agent of your own with this module's HTTP layer.
 pub use a2a_server::{AgentExecutor, ExecutorContext};
 
-/// The task-store contract of `a2a-server-lf` and its in-memory store (the servers' default),
-/// re-exported for the durable `SqlTaskStore` (features `postgres`, `sqlite`), which implements
-/// it.
+/// The task-store contract of `a2a-server-lf` and its in-memory store (which keeps every task:
+/// the servers use [`MemoryTaskStore`] instead), re-exported for the stores that implement it.
 pub use a2a_server::task_store::{InMemoryTaskStore, StoredTask, TaskStore, TaskVersion};

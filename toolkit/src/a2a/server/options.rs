@@ -31,6 +31,9 @@ pub struct ServerOptions {
     pub(crate) bearer_token: Option<Secret>,
     pub(crate) max_body_bytes: Option<usize>,
     pub(crate) public_url: Option<String>,
+    /// The in-memory store's limits on finished tasks, where set.
+    pub(crate) keep_finished: Option<usize>,
+    pub(crate) keep_finished_for: Option<std::time::Duration>,
     #[cfg(durable)]
     pub(crate) task_store: Option<super::SqlTaskStore>,
 }
@@ -85,6 +88,34 @@ impl ServerOptions {
         self
     }
 
+    /// With tasks in memory (the default), keep at most `count` finished tasks — completed,
+    /// failed, cancelled, rejected — forgetting the oldest finished first (default 1,000; see
+    /// [`MemoryTaskStore`](super::MemoryTaskStore)). Running tasks and tasks waiting for input
+    /// are always kept. A durable [`task_store`](Self::task_store) keeps every task instead.
+    pub fn keep_finished_tasks(mut self, count: usize) -> Self {
+        self.keep_finished = Some(count);
+        self
+    }
+
+    /// With tasks in memory (the default), forget a finished task once it has been finished
+    /// for `age` (default 10 minutes).
+    pub fn keep_finished_tasks_for(mut self, age: std::time::Duration) -> Self {
+        self.keep_finished_for = Some(age);
+        self
+    }
+
+    /// The in-memory store a server built with these options uses.
+    pub(crate) fn memory_store(&self) -> super::MemoryTaskStore {
+        let mut store = super::MemoryTaskStore::new();
+        if let Some(count) = self.keep_finished {
+            store = store.keep_finished(count);
+        }
+        if let Some(age) = self.keep_finished_for {
+            store = store.keep_finished_for(age);
+        }
+        store
+    }
+
     /// Keep the tasks (and an agent server's conversations) in `store`, a Postgres or SQLite
     /// database, instead of in memory (the default): they survive a restart, and every server
     /// given a store on the same database serves the same tasks, cancels included (see
@@ -136,7 +167,9 @@ impl fmt::Debug for ServerOptions {
             .field("version", &self.version)
             .field("bearer_token", &self.bearer_token)
             .field("max_body_bytes", &self.body_limit())
-            .field("public_url", &self.public_url);
+            .field("public_url", &self.public_url)
+            .field("keep_finished_tasks", &self.keep_finished)
+            .field("keep_finished_tasks_for", &self.keep_finished_for);
         #[cfg(durable)]
         f.field("task_store", &self.task_store);
         f.finish()

@@ -19,6 +19,7 @@ use a2a_server::task_store::{StoredTask, TaskVersion};
 use sqlx::Row;
 use sqlx::types::Json;
 
+use super::memory_store::keep_last_messages;
 use crate::storage::migrate::{self, Step};
 use crate::storage::{Database, DatabaseError, now_ms, on_pool};
 
@@ -103,6 +104,7 @@ const UPDATE: &str = "UPDATE a2a_tasks SET context_id = $2, state = $3, terminal
     status_ns = $5, updated_ms = $6, task = $7, version = version + 1 \
     WHERE id = $1 AND (NOT terminal OR state = $3) AND ($8 IS NULL OR version = $8) \
     RETURNING version";
+const DELETE_FINISHED: &str = "DELETE FROM a2a_tasks WHERE terminal AND updated_ms < $1";
 const SELECT_ONE: &str = "SELECT task, version FROM a2a_tasks WHERE id = $1";
 const FILTER: &str = "($1 IS NULL OR context_id = $1) AND ($2 IS NULL OR state = $2) \
     AND ($3 IS NULL OR status_ns > $3)";
@@ -126,6 +128,11 @@ const SAVE_CONVERSATION: &str = "INSERT INTO a2a_conversations (context_id, stat
 /// The tables (`a2a_tasks`, `a2a_conversations`) are created when missing. A database that
 /// cannot be reached, or goes away, makes each request fail with an internal error (`-32603`)
 /// naming the database problem; the store reconnects by itself when the database is back.
+///
+/// **Retention**: the store keeps every task, finished or not, until it is deleted — unlike the
+/// in-memory default, which forgets finished tasks beyond a count and an age. Delete old
+/// finished tasks with [`delete_finished_before`](Self::delete_finished_before) (from a
+/// periodic job, say); running tasks and tasks waiting for input are never deleted by it.
 ///
 /// Cloning is cheap: clones share one connection pool.
 ///
@@ -182,6 +189,35 @@ impl SqlTaskStore {
     /// The database the store is kept in.
     pub fn database(&self) -> &Database {
         &self.db
+    }
+
+    /// Delete the finished tasks (completed, failed, cancelled, rejected) last written before
+    /// `before`; returns how many were deleted. Tasks still running or waiting for input stay.
+    ///
+    /// ```no_run
+    /// # async fn prune(store: agent_toolkit::a2a::server::SqlTaskStore) -> Result<(), agent_toolkit::storage::DatabaseError> {
+    /// use std::time::{Duration, SystemTime};
+    /// let week_ago = SystemTime::now() - Duration::from_secs(7 * 24 * 3600);
+    /// let deleted = store.delete_finished_before(week_ago).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn delete_finished_before(
+        &self,
+        before: std::time::SystemTime,
+    ) -> Result<u64, DatabaseError> {
+        let before_ms = before
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        let deleted = on_pool!(self.db, |pool, sql| {
+            sqlx::query(sql(DELETE_FINISHED))
+                .bind(before_ms)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        });
+        deleted.map_err(|e| self.db.error(e))
     }
 
     /// The task `task_id` with its version (1 when created, one more per write), or `None`.
@@ -508,17 +544,5 @@ fn state_name(state: &TaskState) -> Result<String, A2AError> {
         _ => Err(A2AError::internal(format!(
             "task state {state:?} has no name"
         ))),
-    }
-}
-
-/// Keeps the last `history_length` messages of the task's history (none for zero or less),
-/// as `ListTasks` asks.
-fn keep_last_messages(task: &mut Task, history_length: Option<i32>) {
-    let (Some(requested), Some(history)) = (history_length, task.history.as_mut()) else {
-        return;
-    };
-    let keep = usize::try_from(requested).unwrap_or(0);
-    if history.len() > keep {
-        history.drain(..history.len() - keep);
     }
 }
