@@ -39,6 +39,7 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[inline]
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
         let tool = inv.info().tool_name.clone();
         // The tool's synchronous part (argument extraction, the start of a plain fn) runs here.

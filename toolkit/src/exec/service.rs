@@ -35,6 +35,7 @@ impl tower::Service<ToolInvocation> for ToolService {
         Poll::Ready(Ok(()))
     }
 
+    #[inline]
     fn call(&mut self, inv: ToolInvocation) -> ToolServiceFuture {
         let max = inv.settings().max_output_bytes;
         let blocking = inv.options().blocking;

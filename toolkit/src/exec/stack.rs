@@ -46,14 +46,54 @@ pub(crate) enum Stack {
 
 impl Stack {
     /// Run one invocation through the stack.
-    pub(crate) async fn run(&self, inv: ToolInvocation) -> Result<ToolOutput, ToolError> {
-        use tower::ServiceExt;
+    ///
+    /// Not an `async fn`: the invocation goes straight into the first service's `call` instead
+    /// of being kept (and moved) in a future of its own first. The built-in services are always
+    /// ready (`poll_ready` is `Ready` all the way down), so they are called directly; user
+    /// layers get tower's `poll_ready`-then-`call` through `oneshot`. The slower stacks' futures
+    /// are boxed, so that the lean one's stays small.
+    pub(crate) fn run(&self, inv: ToolInvocation) -> RunFuture {
+        use tower::{Service, ServiceExt};
         match self {
-            Stack::Core { lean, .. } if inv.passes_through_middle_layers() => {
-                lean.clone().oneshot(inv).await
-            }
-            Stack::Core { full, .. } => full.clone().oneshot(inv).await,
-            Stack::Layered(service) => service.clone().oneshot(inv).await,
+            Stack::Core { lean, .. } if inv.passes_through_middle_layers() => RunFuture::Lean {
+                future: lean.clone().call(inv),
+            },
+            Stack::Core { full, .. } => RunFuture::Boxed {
+                future: Box::pin(full.clone().call(inv)),
+            },
+            Stack::Layered(service) => RunFuture::Boxed {
+                future: Box::pin(service.clone().oneshot(inv)),
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Stack::run`].
+    #[project = RunProj]
+    pub(crate) enum RunFuture {
+        Lean {
+            #[pin]
+            future: <LeanStack as tower::Service<ToolInvocation>>::Future,
+        },
+        Boxed {
+            future: std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<ToolOutput, ToolError>> + Send>,
+            >,
+        },
+    }
+}
+
+impl std::future::Future for RunFuture {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.project() {
+            RunProj::Lean { future } => future.poll(cx),
+            RunProj::Boxed { future } => future.as_mut().poll(cx),
         }
     }
 }

@@ -54,6 +54,7 @@ where
         self.inner.poll_ready(cx)
     }
 
+    #[inline]
     fn call(&mut self, inv: ToolInvocation) -> Self::Future {
         let span = span(&inv.info().tool_name, &inv.info().call_id);
         let attempts = inv.attempt_counter();
