@@ -184,6 +184,17 @@ impl Toolkit {
     /// The tools active in this scope, as a shared snapshot. Rebuilt only when the active set
     /// changes (a bit scan over the tools); otherwise two reference counts.
     pub fn snapshot(&self) -> ToolSnapshot {
+        // A view that has switched no group and found no tool (version 0) sees exactly what
+        // the toolkit sees: the toolkit's cached snapshot serves it, so that fresh views (an MCP
+        // session, a stateless request) cost no rebuild.
+        if self.scope.version() == 0 && !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
+            let root = Toolkit {
+                inner: self.inner.clone(),
+                scope: self.inner.default_scope.clone(),
+                approver: None,
+            };
+            return root.snapshot();
+        }
         // Versions first: a toggle racing with the rebuild then invalidates what we cache.
         let versions = self.versions();
         self.scope.cached(versions, || {
