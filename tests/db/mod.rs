@@ -20,12 +20,20 @@ pub struct Postgres {
     port: u16,
     /// Run the server as this user (`initdb` refuses root).
     user: Option<String>,
+    /// Whether the server flushes its commits to disk (`fsync`; off in the tests).
+    fsync: bool,
 }
 
 impl Postgres {
     /// Start a fresh cluster, or `None` (with a message) when Postgres is not installed and
-    /// this is not CI.
+    /// this is not CI. It runs with `fsync=off`: nothing here needs to survive the machine.
     pub fn start() -> Option<Postgres> {
+        Self::start_with_fsync(false)
+    }
+
+    /// [`start`](Self::start), with `fsync` on (Postgres's default: every commit waits for its
+    /// write-ahead log to reach the disk) or off.
+    pub fn start_with_fsync(fsync: bool) -> Option<Postgres> {
         let Some(bin) = find_bin() else {
             if std::env::var_os("CI").is_some() {
                 panic!(
@@ -53,6 +61,7 @@ impl Postgres {
             bin,
             port,
             user,
+            fsync,
         };
         pg.run_tool(
             "initdb",
@@ -124,9 +133,10 @@ impl Postgres {
     /// a failure shows the server's own log.
     fn start_server(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=200",
             self.port,
-            self.dir.display()
+            self.dir.display(),
+            if self.fsync { "on" } else { "off" }
         );
         let log = self.dir.join("log");
         let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

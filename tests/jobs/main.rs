@@ -14,6 +14,7 @@ mod crash;
 mod engines;
 mod lost_replies;
 mod outages;
+mod turns;
 
 use agent_toolkit::background::JobQueue;
 

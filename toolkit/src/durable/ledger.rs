@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::gather::Gather;
 use super::job_queue::JobQueue;
 use crate::context::{ContextReads, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
@@ -27,7 +28,7 @@ use crate::jobs::{
     JobBackend, JobError, JobRecord, JobStatus, MakeJobBackend, Notifier, Submission, Submitted,
 };
 use crate::storage::stored::{self, Stored};
-use crate::storage::{Pool, now_ms, on_pool};
+use crate::storage::{DatabaseError, Pool, now_ms, on_pool};
 use crate::tool::result::{Job, JobId};
 use crate::tool::{Content, ToolCall, ToolOutput, ToolResult};
 
@@ -36,6 +37,10 @@ const COLUMNS: &str =
 
 /// Most rows one claim takes.
 const CLAIM_BATCH: usize = 512;
+
+/// Most calls stored by one transaction, rows read or results written by one statement (see
+/// [`Gather`]).
+const GATHER_MOST: usize = 1000;
 
 /// How long a claimed result waits for the process that claimed it to confirm it has it,
 /// before another process may claim it (that process may have died in between).
@@ -58,7 +63,7 @@ pub(super) fn db_error(queue: &JobQueue, error: sqlx::Error) -> JobError {
 }
 
 /// One ledger row as stored.
-#[derive(sqlx::FromRow)]
+#[derive(Clone, sqlx::FromRow)]
 pub(super) struct Row {
     pub(super) id: i64,
     pub(super) call_id: String,
@@ -236,29 +241,219 @@ pub(super) async fn begin(queue: &JobQueue, id: u64, worker: &str) -> Result<boo
     done.map(|n| n == 1).map_err(|e| db_error(queue, e))
 }
 
-/// Store the result of job `id`, unless it already has one; false when it had.
-pub(super) async fn finish(
-    queue: &JobQueue,
+/// The error of a statement that [`Gather`] wrote for many callers.
+fn gathered(queue: &JobQueue, error: sqlx::Error) -> DatabaseError {
+    queue.db.error(error)
+}
+
+/// What a worker reads and writes for many jobs at once: their rows, and their results (one
+/// statement for every job that asked meanwhile; see [`Gather`]).
+pub(super) struct WorkerLedger {
+    rows: Arc<Gather<u64, Option<Row>>>,
+    results: Arc<Gather<Finished, bool>>,
+}
+
+/// A result to store: the job, its apalis task (deleted with it), its row's new state and the
+/// result as stored.
+pub(super) struct Finished {
     id: u64,
-    result: &ToolResult,
-) -> Result<bool, JobError> {
-    const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = $2, result = $3, finished_ms = $4 \
-                        WHERE id = $1 AND state IN ('pending', 'running')";
-    let state = if result.is_error() {
-        "failed"
-    } else {
-        "finished"
+    task: Option<String>,
+    state: &'static str,
+    stored: String,
+}
+
+impl Finished {
+    pub(super) fn new(id: u64, task: Option<&str>, result: &ToolResult) -> Finished {
+        let state = if result.is_error() {
+            "failed"
+        } else {
+            "finished"
+        };
+        Finished {
+            id,
+            task: task.map(str::to_owned),
+            state,
+            stored: encode_result(result),
+        }
+    }
+}
+
+impl WorkerLedger {
+    pub(super) fn new(queue: &JobQueue) -> WorkerLedger {
+        let rows = {
+            let queue = queue.clone();
+            Gather::new(
+                GATHER_MOST,
+                Box::new(move |ids| {
+                    let queue = queue.clone();
+                    Box::pin(async move { load_all(&queue, ids).await })
+                }),
+            )
+        };
+        let results = {
+            let queue = queue.clone();
+            Gather::new(
+                GATHER_MOST,
+                Box::new(move |finished| {
+                    let queue = queue.clone();
+                    Box::pin(async move { finish_all(&queue, finished).await })
+                }),
+            )
+        };
+        WorkerLedger { rows, results }
+    }
+
+    /// The ledger row of job `id`, if there is one (read with the rows other jobs asked for
+    /// meanwhile).
+    pub(super) async fn load(&self, id: u64) -> Result<Option<Row>, JobError> {
+        self.rows.run(id, false).await.map_err(JobError::Database)
+    }
+
+    /// Store the result of a job, unless it already has one; false when it had (written with
+    /// the results other jobs finished meanwhile).
+    pub(super) async fn finish(&self, finished: Finished) -> Result<bool, JobError> {
+        self.results
+            .run(finished, false)
+            .await
+            .map_err(JobError::Database)
+    }
+}
+
+/// The rows of jobs `ids` of `queue`, in their order; one statement.
+async fn load_all(queue: &JobQueue, ids: Vec<u64>) -> Vec<Result<Option<Row>, DatabaseError>> {
+    let name = &queue.settings.name;
+    let rows = match &queue.db.pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => {
+            // Row ids are integers: written into the statement as they are.
+            let list = ids
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let text = format!(
+                "SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = ?1 AND id IN ({list})"
+            );
+            sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(text))
+                .bind(name)
+                .fetch_all(pool)
+                .await
+        }
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            // One statement text, prepared once per connection, whatever the ids. The rows
+            // are found by id alone, then checked for the queue: given both, Postgres's plans
+            // read every row of the queue (in an index, or the table).
+            let text = format!(
+                "WITH wanted AS MATERIALIZED (SELECT {COLUMNS}, queue FROM agent_toolkit_jobs \
+                 WHERE id = ANY($2)) SELECT {COLUMNS} FROM wanted WHERE queue = $1"
+            );
+            let ids: Vec<i64> = ids.iter().map(|&id| id as i64).collect();
+            sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(text))
+                .bind(name)
+                .bind(&ids)
+                .fetch_all(pool)
+                .await
+        }
     };
-    let stored = encode_result(result);
-    let done = on_pool!(queue.db, |pool, sql| sqlx::query(sql(TEXT))
-        .bind(id as i64)
-        .bind(state)
-        .bind(&stored)
-        .bind(now_ms())
-        .execute(pool)
-        .await
-        .map(|r| r.rows_affected()));
-    done.map(|n| n == 1).map_err(|e| db_error(queue, e))
+    match rows {
+        Ok(rows) => {
+            let mut rows: std::collections::HashMap<u64, Row> =
+                rows.into_iter().map(|r| (r.id as u64, r)).collect();
+            // A job asked for twice in one statement (not done by one worker) gets its row
+            // twice.
+            ids.iter()
+                .map(|id| {
+                    Ok(match ids.iter().filter(|i| *i == id).count() {
+                        1 => rows.remove(id),
+                        _ => rows.get(id).cloned(),
+                    })
+                })
+                .collect()
+        }
+        Err(e) => {
+            let error = gathered(queue, e);
+            ids.iter().map(|_| Err(error.clone())).collect()
+        }
+    }
+}
+
+/// Store results of jobs that have none yet, and delete their apalis tasks (the job is done
+/// either way: its result is stored, by this run or another); for each, whether its result was
+/// stored. One statement on Postgres, one transaction on SQLite: a task is deleted only with
+/// its result stored. Of one job given twice, the first result counts.
+async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<bool, DatabaseError>> {
+    let mut seen = HashSet::new();
+    let first: Vec<bool> = finished.iter().map(|f| seen.insert(f.id)).collect();
+    let now = now_ms();
+    let stored: Result<HashSet<i64>, sqlx::Error> = match &queue.db.pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => {
+            const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = ?2, result = ?3, \
+                finished_ms = ?4 WHERE id = ?1 AND state IN ('pending', 'running')";
+            // apalis's table (apalis-sqlite 1).
+            const DELETE: &str = "DELETE FROM Jobs WHERE id = ?1";
+            async {
+                let mut tx = pool.begin().await?;
+                let mut stored = HashSet::new();
+                for (f, _) in finished.iter().zip(&first).filter(|(_, first)| **first) {
+                    let done = sqlx::query(TEXT)
+                        .bind(f.id as i64)
+                        .bind(f.state)
+                        .bind(&f.stored)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                    if done.rows_affected() == 1 {
+                        stored.insert(f.id as i64);
+                    }
+                }
+                for task in finished.iter().filter_map(|f| f.task.as_deref()) {
+                    sqlx::query(DELETE).bind(task).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Ok(stored)
+            }
+            .await
+        }
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            // apalis's table (apalis-postgres 1).
+            const TEXT: &str = "WITH stored AS (UPDATE agent_toolkit_jobs AS j \
+                  SET state = f.state, result = f.result, finished_ms = $4 \
+                  FROM UNNEST($1::bigint[], $2::text[], $3::text[]) AS f(id, state, result) \
+                  WHERE j.id = f.id AND j.state IN ('pending', 'running') RETURNING j.id), \
+                done AS (DELETE FROM apalis.jobs WHERE id = ANY($5::text[])) \
+                SELECT id FROM stored";
+            let (mut ids, mut states, mut results) = (Vec::new(), Vec::new(), Vec::new());
+            for (f, _) in finished.iter().zip(&first).filter(|(_, first)| **first) {
+                ids.push(f.id as i64);
+                states.push(f.state);
+                results.push(f.stored.as_str());
+            }
+            let tasks: Vec<&str> = finished.iter().filter_map(|f| f.task.as_deref()).collect();
+            sqlx::query_scalar::<_, i64>(TEXT)
+                .bind(&ids)
+                .bind(&states)
+                .bind(&results)
+                .bind(now)
+                .bind(&tasks)
+                .fetch_all(pool)
+                .await
+                .map(|ids| ids.into_iter().collect())
+        }
+    };
+    match stored {
+        Ok(stored) => finished
+            .iter()
+            .zip(first)
+            .map(|(f, first)| Ok(first && stored.contains(&(f.id as i64))))
+            .collect(),
+        Err(e) => {
+            let error = gathered(queue, e);
+            finished.iter().map(|_| Err(error.clone())).collect()
+        }
+    }
 }
 
 /// One way results are handed out of the ledger — taken ([`Durable::take_finished`]) or
@@ -328,6 +523,8 @@ fn results_of(rows: Vec<Row>) -> Vec<ToolResult> {
 pub(crate) struct Durable {
     queue: JobQueue,
     notifier: Arc<Notifier>,
+    /// Calls being stored: those submitted together go in one transaction.
+    stores: Arc<Gather<ToolCall, u64>>,
     /// This process's name in the ledger's claims (`taker`, `notifier`).
     me_in_ledger: String,
     /// One take at a time: two takes of one process must not hand a result out twice.
@@ -348,9 +545,20 @@ impl Drop for Durable {
 
 impl Durable {
     fn submitter(queue: JobQueue, notifier: &Arc<Notifier>) -> Arc<Durable> {
+        let stores = {
+            let queue = queue.clone();
+            Gather::new(
+                GATHER_MOST,
+                Box::new(move |calls| {
+                    let queue = queue.clone();
+                    Box::pin(async move { store_all(&queue, calls).await })
+                }),
+            )
+        };
         let durable = Arc::new_cyclic(|me| Durable {
             queue,
             notifier: Arc::clone(notifier),
+            stores,
             me_in_ledger: format!("{}-{:016x}", std::process::id(), fastrand::u64(..)),
             taking: tokio::sync::Mutex::new(()),
             take: HandOut::new("taken", "taker", "taken_ms"),
@@ -387,7 +595,9 @@ impl Durable {
         self.queue.db.guard(operation, cause).await
     }
 
-    /// Store the call and its apalis job in one transaction.
+    /// Store the call and its apalis job, in one transaction with the calls submitted with
+    /// it (a model turn's background calls, run at once by `Toolkit::call_all`) and with those
+    /// submitted while the transaction before was under way.
     async fn submit(&self, job: Submission<'_>) -> Submitted {
         let Submission {
             call,
@@ -402,7 +612,8 @@ impl Durable {
             ));
         }
         self.watch();
-        self.guarded(self.store(&call)).await.map(JobId).map_err(|e| {
+        let stored = self.stores.run(call.clone(), true).await;
+        stored.map(JobId).map_err(JobError::Database).map_err(|e| {
             tracing::error!(call_id = %call.id, tool = %call.name, error = %e, "a background call could not be queued");
             ToolError::execution(format!(
                 "tool `{}` could not be queued: its job database is unavailable; try again later",
@@ -411,55 +622,6 @@ impl Durable {
             .with_detail(e.to_string())
             .with_retryable(true)
         })
-    }
-
-    async fn store(&self, call: &ToolCall) -> Result<u64, JobError> {
-        const INSERT: &str = "INSERT INTO agent_toolkit_jobs \
-            (queue, call_id, tool, arguments, state, submitted_ms) \
-            VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id";
-        let name = &self.queue.settings.name;
-        let payload = |id: i64| stored::encode(&Payload { job: id as u64 }).into_bytes();
-        let id: i64 = match &self.queue.db.pool {
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => {
-                let mut tx = pool.begin().await.map_err(|e| self.fail(e))?;
-                let id: i64 = sqlx::query_scalar(crate::storage::sqlite_sql(INSERT))
-                    .bind(name)
-                    .bind(&*call.id)
-                    .bind(&call.name)
-                    .bind(&call.arguments)
-                    .bind(now_ms())
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(|e| self.fail(e))?;
-                let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
-                apalis_sqlite::queries::push_tasks(&mut *tx, name, &[task])
-                    .await
-                    .map_err(|e| JobError::Database(self.queue.db.error(e)))?;
-                tx.commit().await.map_err(|e| self.fail(e))?;
-                id
-            }
-            #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => {
-                let mut tx = pool.begin().await.map_err(|e| self.fail(e))?;
-                let id: i64 = sqlx::query_scalar(INSERT)
-                    .bind(name)
-                    .bind(&*call.id)
-                    .bind(&call.name)
-                    .bind(&call.arguments)
-                    .bind(now_ms())
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(|e| self.fail(e))?;
-                let task = apalis::prelude::TaskBuilder::new(payload(id)).build();
-                apalis_postgres::queries::push_tasks(&mut *tx, name, vec![task])
-                    .await
-                    .map_err(|e| JobError::Database(self.queue.db.error(e)))?;
-                tx.commit().await.map_err(|e| self.fail(e))?;
-                id
-            }
-        };
-        Ok(id as u64)
     }
 
     async fn rows(&self, filter: &str, bind: Option<&str>) -> Result<Vec<JobRecord>, JobError> {
@@ -573,24 +735,44 @@ impl Durable {
         if ids.is_empty() {
             return Ok(());
         }
-        // Row ids are integers the database gave: written into the statement as they are.
-        let list = ids
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
         let HandOut { done, by, .. } = way;
-        let text = format!(
-            "UPDATE agent_toolkit_jobs SET {done} = TRUE \
-             WHERE queue = $1 AND {by} = $2 AND id IN ({list})"
-        );
-        let name = &self.queue.settings.name;
-        let marked = on_pool!(self.queue.db, |pool, sql| sqlx::query(sql(&text))
-            .bind(name)
-            .bind(&self.me_in_ledger)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()));
+        let marked = match &self.queue.db.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => {
+                // Row ids are integers the database gave: written into the statement as they
+                // are.
+                let list = ids
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let text = format!(
+                    "UPDATE agent_toolkit_jobs SET {done} = TRUE \
+                     WHERE queue = ?1 AND {by} = ?2 AND id IN ({list})"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(text))
+                    .bind(&self.queue.settings.name)
+                    .bind(&self.me_in_ledger)
+                    .execute(pool)
+                    .await
+                    .map(|r| r.rows_affected())
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => {
+                // One statement text, prepared once per connection, whatever the ids. Rows
+                // claimed by this process (its name is its own) are rows of this queue: found
+                // by id alone (see `load_all`).
+                let text = format!(
+                    "UPDATE agent_toolkit_jobs SET {done} = TRUE WHERE id = ANY($2) AND {by} = $1"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(text))
+                    .bind(&self.me_in_ledger)
+                    .bind(&ids)
+                    .execute(pool)
+                    .await
+                    .map(|r| r.rows_affected())
+            }
+        };
         marked.map_err(|e| self.fail(e))?;
         let mut unconfirmed = crate::util::lock(&way.unconfirmed);
         for id in ids {
@@ -692,6 +874,121 @@ impl Durable {
         }
         Ok(())
     }
+}
+
+/// Store calls and their apalis jobs in one transaction, failing at once while the database is
+/// known to be down. When the database refuses the batch (a statement it refuses because of one
+/// call: a NUL in a call id, say), each call is stored in a transaction of its own, so that one
+/// call's fault is not the others'.
+async fn store_all(queue: &JobQueue, calls: Vec<ToolCall>) -> Vec<Result<u64, DatabaseError>> {
+    fn itself(error: &DatabaseError) -> Option<&DatabaseError> {
+        Some(error)
+    }
+    match queue.db.guard(insert(queue, &calls), itself).await {
+        Ok(ids) => ids.into_iter().map(Ok).collect(),
+        Err(e) if calls.len() > 1 && refused(&e) => {
+            let mut stored = Vec::with_capacity(calls.len());
+            for call in &calls {
+                let one = queue
+                    .db
+                    .guard(insert(queue, std::slice::from_ref(call)), itself);
+                stored.push(one.await.map(|ids| ids[0]));
+            }
+            stored
+        }
+        Err(e) => calls.iter().map(|_| Err(e.clone())).collect(),
+    }
+}
+
+/// Whether the batch failed for what was in it rather than for the database (unreachable, a
+/// broken connection, busy): the database or the driver refused a statement, so the transaction
+/// was rolled back, or never sent, and nothing of it is stored.
+fn refused(error: &DatabaseError) -> bool {
+    !error.is_retryable()
+}
+
+/// The ledger rows of `calls` and their apalis jobs, in one transaction; their job ids, in
+/// order. On Postgres, one statement for the rows and one for the jobs, however many calls.
+async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, DatabaseError> {
+    let name = &queue.settings.name;
+    let fail = |e: sqlx::Error| queue.db.error(e);
+    let payload = |id: i64| stored::encode(&Payload { job: id as u64 }).into_bytes();
+    let now = now_ms();
+    let ids: Vec<i64> = match &queue.db.pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => {
+            const INSERT: &str = "INSERT INTO agent_toolkit_jobs \
+                (queue, call_id, tool, arguments, state, submitted_ms) \
+                VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id";
+            let mut tx = pool.begin().await.map_err(fail)?;
+            let mut ids = Vec::with_capacity(calls.len());
+            for call in calls {
+                let id: i64 = sqlx::query_scalar(crate::storage::sqlite_sql(INSERT))
+                    .bind(name)
+                    .bind(&*call.id)
+                    .bind(&call.name)
+                    .bind(&call.arguments)
+                    .bind(now)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(fail)?;
+                ids.push(id);
+            }
+            let tasks: Vec<_> = ids
+                .iter()
+                .map(|&id| apalis::prelude::TaskBuilder::new(payload(id)).build())
+                .collect();
+            apalis_sqlite::queries::push_tasks(&mut *tx, name, &tasks)
+                .await
+                .map_err(|e| queue.db.error(e))?;
+            tx.commit().await.map_err(fail)?;
+            ids
+        }
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            // Ids are drawn first and paired with the calls by position: the order of an
+            // INSERT's RETURNING rows is not promised.
+            const INSERT: &str = "WITH calls AS (SELECT * FROM \
+                  UNNEST($2::text[], $3::text[], $4::text[]) WITH ORDINALITY \
+                  AS c(call_id, tool, arguments, n)), \
+                ids AS MATERIALIZED (SELECT n, \
+                  nextval(pg_get_serial_sequence('agent_toolkit_jobs', 'id')) AS id FROM calls), \
+                stored AS (INSERT INTO agent_toolkit_jobs \
+                  (id, queue, call_id, tool, arguments, state, submitted_ms) \
+                  SELECT ids.id, $1, calls.call_id, calls.tool, calls.arguments, 'pending', $5 \
+                  FROM calls JOIN ids USING (n)) \
+                SELECT id FROM ids ORDER BY n";
+            let call_ids: Vec<&str> = calls.iter().map(|c| &*c.id).collect();
+            let tools: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+            let arguments: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();
+            let mut tx = pool.begin().await.map_err(fail)?;
+            let ids: Vec<i64> = sqlx::query_scalar(INSERT)
+                .bind(name)
+                .bind(&call_ids)
+                .bind(&tools)
+                .bind(&arguments)
+                .bind(now)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(fail)?;
+            let tasks = ids
+                .iter()
+                .map(|&id| apalis::prelude::TaskBuilder::new(payload(id)).build())
+                .collect();
+            apalis_postgres::queries::push_tasks(&mut *tx, name, tasks)
+                .await
+                .map_err(|e| queue.db.error(e))?;
+            tx.commit().await.map_err(fail)?;
+            ids
+        }
+    };
+    if ids.len() != calls.len() {
+        return Err(DatabaseError::message(
+            queue.db.label(),
+            format!("{} calls stored, {} ids returned", calls.len(), ids.len()),
+        ));
+    }
+    Ok(ids.into_iter().map(|id| id as u64).collect())
 }
 
 impl MakeJobBackend for JobQueue {

@@ -4,11 +4,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apalis::prelude::{AbortError, BackendExt, BoxDynError, Data, WorkerBuilder, WorkerBuilderExt};
+use apalis::prelude::{
+    AbortError, BackendExt, BoxDynError, Data, TaskId, WorkerBuilder, WorkerBuilderExt,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::job_queue::JobQueue;
-use super::ledger::{self, Payload};
+use super::ledger::{self, Finished, Payload, WorkerLedger};
 use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
@@ -109,6 +111,7 @@ impl Worker {
         let runner = Arc::new(Runner {
             toolkit: self.toolkit.clone(),
             queue: self.queue.clone(),
+            ledger: WorkerLedger::new(&self.queue),
             worker: self.name.clone(),
             tools: tools.clone(),
             running: Default::default(),
@@ -216,6 +219,8 @@ impl Worker {
 struct Runner {
     toolkit: Toolkit,
     queue: JobQueue,
+    /// The ledger's rows and results, read and written for many jobs at once.
+    ledger: WorkerLedger,
     worker: String,
     /// Cancels the running tools (after the grace period of a shutdown).
     tools: CancellationToken,
@@ -229,9 +234,14 @@ struct Runner {
 
 /// The apalis handler: one job, on a tokio task of its own (so jobs run on every thread of the
 /// runtime, not only the worker's).
-async fn run_job(payload: serde_json::Value, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
+async fn run_job(
+    payload: serde_json::Value,
+    task: TaskId,
+    runner: Data<Arc<Runner>>,
+) -> Result<(), BoxDynError> {
     let runner = Arc::clone(&runner);
-    match tokio::spawn(async move { runner.run(payload).await }).await {
+    let task = task.to_string();
+    match tokio::spawn(async move { runner.run(payload, &task).await }).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(Failure::Abort(message))) => Err(Box::new(AbortError::new(message))),
         Ok(Err(Failure::Retry(error))) => Err(error.into()),
@@ -278,7 +288,8 @@ fn abort(message: String) -> Failure {
 }
 
 impl Runner {
-    async fn run(&self, payload: serde_json::Value) -> Result<(), Failure> {
+    /// Run the job of apalis task `task`.
+    async fn run(&self, payload: serde_json::Value, task: &str) -> Result<(), Failure> {
         let queue = &self.queue.settings.name;
         let payload: Payload = match stored::decode::<Payload>(&payload.to_string()) {
             Ok(p) => p,
@@ -291,7 +302,7 @@ impl Runner {
                 // A payload that still names its job ends that job with the reason.
                 let job = payload.get("job").and_then(serde_json::Value::as_u64);
                 if let Some(job) = job
-                    && let Some(row) = ledger::load(&self.queue, job).await?
+                    && let Some(row) = self.ledger.load(job).await?
                 {
                     let error = ToolError::execution(
                         "the background job could not be run: its stored form is not one \
@@ -300,14 +311,15 @@ impl Runner {
                     .with_detail(message.clone());
                     let mut result = ToolResult::new(row.call_id.as_str(), row.tool, Err(error), 0);
                     result.job = Some(Job::Finished(JobId(job)));
-                    self.store(job, &result).await;
+                    // apalis keeps its task, marked killed, for whoever looks into it.
+                    self.store(job, None, &result).await;
                 }
                 return Err(abort(message));
             }
         };
         let id = payload.job;
         // A database error here is apalis's to retry: nothing ran yet.
-        let Some(row) = ledger::load(&self.queue, id).await? else {
+        let Some(row) = self.ledger.load(id).await? else {
             return Err(abort(format!(
                 "worker `{}` got job {id}, which is not in the ledger of queue `{queue}`",
                 self.worker
@@ -346,7 +358,7 @@ impl Runner {
                 ));
                 let mut result = ToolResult::new(call.id, call.name, Err(error), 1);
                 result.job = Some(Job::Finished(JobId(id)));
-                self.store(id, &result).await;
+                self.store(id, Some(task), &result).await;
                 return Ok(());
             }
             if row.state == "pending" {
@@ -367,16 +379,18 @@ impl Runner {
         let ctx = ToolContext::new().with_cancellation(self.tools.child_token());
         let mut result = self.toolkit.call_now(call, &ctx).await;
         result.job = Some(Job::Finished(JobId(id)));
-        self.store(id, &result).await;
+        self.store(id, Some(task), &result).await;
         Ok(())
     }
 
     /// Write the result, waiting out a database that went away (the result is in memory until
-    /// then); give up only when the worker's tools were cancelled at shutdown.
-    async fn store(&self, id: u64, result: &ToolResult) {
+    /// then); give up only when the worker's tools were cancelled at shutdown. With the result,
+    /// apalis's `task` of the job is deleted: the ledger has all there is to know, and apalis
+    /// keeps no record of its own to look through (it would, of every job a worker ever ran).
+    async fn store(&self, id: u64, task: Option<&str>, result: &ToolResult) {
         let mut wait = Duration::from_millis(100);
         loop {
-            match ledger::finish(&self.queue, id, result).await {
+            match self.ledger.finish(Finished::new(id, task, result)).await {
                 Ok(true) => return,
                 Ok(false) => {
                     tracing::warn!(

@@ -1,0 +1,583 @@
+//! The durable queue with its workers in processes of their own, as the README deploys them
+//! (issue 22): our `JobQueue` + `Worker` running a trivial `background, idempotent` tool against
+//! raw apalis (its own storage and worker, a trivial job, nothing of ours), with 1 and 2 worker
+//! processes, on Postgres with `fsync` on (its default) and off, and on SQLite, in one run.
+//!
+//! The worker processes are this binary started again (`JOBS_BENCH_ROLE=worker`), each serving
+//! the queue at concurrency 16 until its stdin closes. This process submits and collects:
+//!
+//! - `throughput`: N calls (2,000 by default) submitted at once — ours through
+//!   `Toolkit::call_all` (one model turn of N background calls), raw apalis with one `push` per
+//!   job, all at once — and timed until every result is back here: ours from the toolkit's
+//!   results stream, raw apalis by counting its `Done` jobs (and reading their results at the
+//!   end). `submit` is the part until every call was stored.
+//! - `one call`: one call submitted and answered pending, one at a time (the cost of persisting
+//!   a call, with nothing to share the round trips with).
+//!
+//! Every figure is the median of `JOBS_BENCH_REPS` runs (3). Poll interval 5 ms for both.
+//!
+//! `cargo bench -p agent-toolkit-examples --features sqlite,postgres --bench jobs_processes`
+//! (`JOBS_BENCH_CALLS=N`, `JOBS_BENCH_REPS=N`, `JOBS_BENCH_ONLY=pg-off,pg-on,sqlite` to choose
+//! engines, or `pg-url` with `JOBS_BENCH_URL` for a Postgres of your own; `JOBS_BENCH_KINDS=ours`
+//! or `apalis`, `JOBS_BENCH_WORKERS=1,2`).
+
+#[path = "../db/mod.rs"]
+mod db;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use agent_toolkit::background::{JobQueue, Worker};
+use agent_toolkit::prelude::*;
+use apalis::prelude::{BackendExt, BoxDynError, TaskSink, WorkerBuilder, WorkerBuilderExt};
+use futures::StreamExt;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const ROLE: &str = "JOBS_BENCH_ROLE";
+const CONCURRENCY: usize = 16;
+const POLL: Duration = Duration::from_millis(5);
+
+/// Return `n` (does nothing else).
+#[tool(background, idempotent)]
+async fn noop(n: u32) -> u32 {
+    n
+}
+
+fn kit() -> agent_toolkit::toolkit::ToolkitBuilder {
+    Toolkit::builder().register(Noop)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Ours,
+    Apalis,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Ours => "ours",
+            Kind::Apalis => "apalis",
+        }
+    }
+}
+
+/// Where the queue is: `sqlite:PATH` or a Postgres URL.
+fn is_sqlite(db: &str) -> bool {
+    db.starts_with("sqlite:")
+}
+
+async fn sqlite_pool(path: &str) -> sqlx::SqlitePool {
+    // As `Database::sqlite` opens it.
+    use sqlx::sqlite::{
+        SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+    };
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(30));
+    SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await
+        .expect("open the SQLite file")
+}
+
+async fn pg_pool(url: &str) -> sqlx::PgPool {
+    // As `Database::postgres` opens it.
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(16)
+        .connect(url)
+        .await
+        .expect("connect to Postgres")
+}
+
+async fn open_queue(db: &str, name: &str) -> JobQueue {
+    let queue = match db.strip_prefix("sqlite:") {
+        Some(path) => JobQueue::sqlite(path).await,
+        None => JobQueue::postgres(db).await,
+    };
+    queue
+        .expect("open the queue")
+        .name(name)
+        .poll_interval(POLL)
+}
+
+/// The trivial job of raw apalis.
+async fn raw_noop(n: u32) -> Result<u32, BoxDynError> {
+    Ok(n)
+}
+
+fn raw_pg_config(queue: &str) -> apalis_postgres::Config {
+    apalis_postgres::Config::default()
+        .queue(queue)
+        .heartbeat_interval(Duration::from_secs(2))
+        .missed_heartbeats(3)
+        .batch_size(CONCURRENCY)
+}
+
+fn raw_sqlite_config(queue: &str) -> apalis_sqlite::Config {
+    apalis_sqlite::Config::default()
+        .queue(queue)
+        .heartbeat_interval(Duration::from_secs(2))
+        .missed_heartbeats(3)
+        .batch_size(CONCURRENCY)
+}
+
+/// A worker process: serve the queue until stdin closes.
+fn worker_main() {
+    let db = std::env::var("JOBS_BENCH_DB").unwrap();
+    let queue = std::env::var("JOBS_BENCH_QUEUE").unwrap();
+    let kind = std::env::var("JOBS_BENCH_KIND").unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let stdin_closed = async {
+            let mut line = String::new();
+            let _ =
+                tokio::task::spawn_blocking(move || std::io::stdin().read_line(&mut line)).await;
+        };
+        let name = format!("raw-{}", std::process::id());
+        match kind.as_str() {
+            "ours" => {
+                let queue = open_queue(&db, &queue).await;
+                let toolkit = kit().build().unwrap();
+                println!("ready");
+                Worker::new(&toolkit, &queue)
+                    .concurrency(CONCURRENCY)
+                    .run_until(stdin_closed)
+                    .await
+                    .expect("our worker");
+            }
+            _ if is_sqlite(&db) => {
+                let pool = sqlite_pool(db.strip_prefix("sqlite:").unwrap()).await;
+                let storage = apalis_sqlite::SqliteStorage::<u32>::new(&pool)
+                    .with_config(raw_sqlite_config(&queue))
+                    .poll_with_interval(POLL);
+                println!("ready");
+                WorkerBuilder::new(name)
+                    .backend(storage)
+                    .concurrency(CONCURRENCY)
+                    .build(raw_noop)
+                    .run_until(async move {
+                        stdin_closed.await;
+                        Ok::<(), apalis::prelude::WorkerError>(())
+                    })
+                    .await
+                    .expect("the apalis worker");
+            }
+            _ => {
+                let pool = pg_pool(&db).await;
+                let storage = apalis_postgres::PostgresStorage::<u32>::new(&pool)
+                    .with_config(raw_pg_config(&queue))
+                    .poll_with_interval(POLL);
+                println!("ready");
+                WorkerBuilder::new(name)
+                    .backend(storage)
+                    .concurrency(CONCURRENCY)
+                    .build(raw_noop)
+                    .run_until(async move {
+                        stdin_closed.await;
+                        Ok::<(), apalis::prelude::WorkerError>(())
+                    })
+                    .await
+                    .expect("the apalis worker");
+            }
+        }
+    });
+}
+
+/// Worker processes of one setup; closing their stdin stops them.
+struct Workers(Vec<tokio::process::Child>);
+
+impl Workers {
+    async fn start(count: usize, kind: Kind, db: &str, queue: &str) -> Workers {
+        let exe = std::env::current_exe().expect("the bench executable");
+        let mut children = Vec::new();
+        for _ in 0..count {
+            let mut child = tokio::process::Command::new(&exe)
+                .env(ROLE, "worker")
+                .env("JOBS_BENCH_DB", db)
+                .env("JOBS_BENCH_QUEUE", queue)
+                .env("JOBS_BENCH_KIND", kind.name())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("start a worker process");
+            let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+            let first = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+                .await
+                .expect("the worker starts")
+                .unwrap();
+            assert_eq!(first.as_deref(), Some("ready"), "the worker process failed");
+            children.push(child);
+        }
+        Workers(children)
+    }
+
+    async fn stop(self) {
+        for mut child in self.0 {
+            drop(child.stdin.take());
+            if tokio::time::timeout(Duration::from_secs(20), child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}
+
+/// One run: how long until every call was stored, and until every result was back.
+#[derive(Clone, Copy)]
+struct Run {
+    submit: Duration,
+    total: Duration,
+}
+
+fn calls(count: usize, round: usize) -> Vec<ToolCall> {
+    (0..count)
+        .map(|n| ToolCall::new(format!("r{round}c{n}"), "noop", format!(r#"{{"n": {n}}}"#)))
+        .collect()
+}
+
+/// Ours: `count` calls in one `call_all` (a turn), then every result from the results stream.
+async fn run_ours(
+    toolkit: &Toolkit,
+    results: &mut futures::stream::BoxStream<'static, ToolResult>,
+    count: usize,
+    round: usize,
+) -> Run {
+    let ctx = ToolContext::new();
+    let batch = calls(count, round);
+    let start = Instant::now();
+    let pending = toolkit.call_all(batch, &ctx).await;
+    let submit = start.elapsed();
+    for result in &pending {
+        assert!(result.is_pending(), "{}", result.model_text());
+    }
+    for received in 0..count {
+        let result = tokio::time::timeout(Duration::from_secs(120), results.next())
+            .await
+            .unwrap_or_else(|_| panic!("only {received} of {count} results arrived in 120 s"))
+            .expect("a result");
+        assert!(!result.is_error(), "{}", result.model_text());
+    }
+    Run {
+        submit,
+        total: start.elapsed(),
+    }
+}
+
+/// Ours, one call at a time: the mean time to persist one call.
+async fn one_call_ours(
+    toolkit: &Toolkit,
+    results: &mut futures::stream::BoxStream<'static, ToolResult>,
+    count: usize,
+) -> Duration {
+    let ctx = ToolContext::new();
+    let start = Instant::now();
+    for n in 0..count {
+        let call = ToolCall::new(format!("one{n}"), "noop", r#"{"n": 1}"#);
+        assert!(toolkit.call(call, &ctx).await.is_pending());
+    }
+    let mean = start.elapsed() / count as u32;
+    for _ in 0..count {
+        tokio::time::timeout(Duration::from_secs(60), results.next())
+            .await
+            .expect("the one-call results")
+            .expect("a result");
+    }
+    mean
+}
+
+/// The raw apalis submitter of one engine.
+enum Raw {
+    Pg(sqlx::PgPool, apalis_postgres::PostgresStorage<u32>),
+    Sqlite(sqlx::SqlitePool, apalis_sqlite::SqliteStorage<u32>),
+}
+
+impl Raw {
+    async fn new(db: &str, queue: &str) -> Raw {
+        match db.strip_prefix("sqlite:") {
+            Some(path) => {
+                let pool = sqlite_pool(path).await;
+                apalis_sqlite::SqliteStorage::setup(&pool).await.unwrap();
+                let storage = apalis_sqlite::SqliteStorage::<u32>::new(&pool)
+                    .with_config(raw_sqlite_config(queue));
+                Raw::Sqlite(pool, storage)
+            }
+            None => {
+                let pool = pg_pool(db).await;
+                apalis_postgres::PostgresStorage::setup(&pool)
+                    .await
+                    .unwrap();
+                let storage = apalis_postgres::PostgresStorage::<u32>::new(&pool)
+                    .with_config(raw_pg_config(queue));
+                Raw::Pg(pool, storage)
+            }
+        }
+    }
+
+    async fn push(&self, n: u32) {
+        match self {
+            Raw::Pg(_, storage) => storage.clone().push(n).await.expect("push"),
+            Raw::Sqlite(_, storage) => storage.clone().push(n).await.expect("push"),
+        }
+    }
+
+    /// How many jobs of `queue` are done.
+    async fn done(&self, queue: &str) -> i64 {
+        match self {
+            Raw::Pg(pool, _) => sqlx::query_scalar(
+                "SELECT count(*) FROM apalis.jobs WHERE job_type = $1 AND status = 'Done'",
+            )
+            .bind(queue)
+            .fetch_one(pool)
+            .await
+            .unwrap(),
+            Raw::Sqlite(pool, _) => sqlx::query_scalar(
+                "SELECT count(*) FROM Jobs WHERE job_type = ?1 AND status = 'Done'",
+            )
+            .bind(queue)
+            .fetch_one(pool)
+            .await
+            .unwrap(),
+        }
+    }
+
+    /// The results of the last `count` done jobs of `queue` (read once, at the end of a run).
+    async fn results(&self, queue: &str, count: usize) -> usize {
+        match self {
+            Raw::Pg(pool, _) => sqlx::query_scalar::<_, Option<serde_json::Value>>(
+                "SELECT last_result FROM apalis.jobs WHERE job_type = $1 AND status = 'Done' \
+                 ORDER BY done_at DESC LIMIT $2",
+            )
+            .bind(queue)
+            .bind(count as i64)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+            .len(),
+            Raw::Sqlite(pool, _) => sqlx::query_scalar::<_, Option<String>>(
+                "SELECT last_result FROM Jobs WHERE job_type = ?1 AND status = 'Done' \
+                 ORDER BY done_at DESC LIMIT ?2",
+            )
+            .bind(queue)
+            .bind(count as i64)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+            .len(),
+        }
+    }
+
+    /// `count` pushes at once, then wait until all are done. apalis keeps its done jobs, as it
+    /// does by default: they are counted from what was done before.
+    async fn run(&self, queue: &str, count: usize) -> Run {
+        let before = self.done(queue).await;
+        let start = Instant::now();
+        futures::future::join_all((0..count as u32).map(|n| self.push(n))).await;
+        let submit = start.elapsed();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while self.done(queue).await < before + count as i64 {
+            assert!(
+                Instant::now() < deadline,
+                "raw apalis did not finish in 120 s"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+        assert!(self.results(queue, count).await == count);
+        Run {
+            submit,
+            total: start.elapsed(),
+        }
+    }
+
+    async fn one_call(&self, count: usize) -> Duration {
+        let start = Instant::now();
+        for n in 0..count {
+            self.push(n as u32).await;
+        }
+        start.elapsed() / count as u32
+    }
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+struct Figures {
+    engine: &'static str,
+    kind: Kind,
+    workers: usize,
+    runs: Vec<Run>,
+    one_call: Duration,
+    count: usize,
+}
+
+impl Figures {
+    fn jobs_per_s(&self) -> f64 {
+        self.count as f64 / median(self.runs.iter().map(|r| r.total).collect()).as_secs_f64()
+    }
+
+    fn print(&self) {
+        let total = median(self.runs.iter().map(|r| r.total).collect());
+        let submit = median(self.runs.iter().map(|r| r.submit).collect());
+        let all: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| format!("{:.0}", self.count as f64 / r.total.as_secs_f64()))
+            .collect();
+        println!(
+            "{:<7} {:<6} {} worker(s): {:>6.0} jobs/s (runs {}), {} calls in {:>6.1} ms, submit {:>6.1} ms ({:.1} us/call); one call {:.2} ms",
+            self.engine,
+            self.kind.name(),
+            self.workers,
+            self.jobs_per_s(),
+            all.join(" / "),
+            self.count,
+            total.as_secs_f64() * 1e3,
+            submit.as_secs_f64() * 1e3,
+            submit.as_secs_f64() * 1e6 / self.count as f64,
+            self.one_call.as_secs_f64() * 1e3,
+        );
+    }
+}
+
+async fn measure(
+    engine: &'static str,
+    db: &str,
+    kind: Kind,
+    workers: usize,
+    count: usize,
+    reps: usize,
+) -> Figures {
+    let queue = format!("{}-{workers}", kind.name());
+    let mut runs = Vec::new();
+    let one_call;
+    match kind {
+        Kind::Ours => {
+            // A turn's calls all at once (by default a toolkit runs 16 calls of a turn at a
+            // time).
+            let toolkit = kit()
+                .max_concurrency(count)
+                .job_queue(open_queue(db, &queue).await)
+                .build()
+                .unwrap();
+            let mut results = toolkit.background().results();
+            let processes = Workers::start(workers, kind, db, &queue).await;
+            run_ours(&toolkit, &mut results, 50, 0).await; // warm up
+            for round in 1..=reps {
+                runs.push(run_ours(&toolkit, &mut results, count, round).await);
+            }
+            one_call = one_call_ours(&toolkit, &mut results, 100).await;
+            processes.stop().await;
+        }
+        Kind::Apalis => {
+            let raw = Raw::new(db, &queue).await;
+            let processes = Workers::start(workers, kind, db, &queue).await;
+            raw.run(&queue, 50).await; // warm up
+            for _ in 0..reps {
+                runs.push(raw.run(&queue, count).await);
+            }
+            one_call = raw.one_call(100).await;
+            processes.stop().await;
+        }
+    }
+    let figures = Figures {
+        engine,
+        kind,
+        workers,
+        runs,
+        one_call,
+        count,
+    };
+    figures.print();
+    figures
+}
+
+fn main() {
+    if std::env::var_os(ROLE).is_some() {
+        worker_main();
+        return;
+    }
+    let count: usize = std::env::var("JOBS_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let reps: usize = std::env::var("JOBS_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let only = std::env::var("JOBS_BENCH_ONLY").unwrap_or_else(|_| "pg-off,pg-on,sqlite".into());
+    let kinds: Vec<Kind> = match std::env::var("JOBS_BENCH_KINDS").as_deref() {
+        Ok("ours") => vec![Kind::Ours],
+        Ok("apalis") => vec![Kind::Apalis],
+        _ => vec![Kind::Apalis, Kind::Ours],
+    };
+    let workers: Vec<usize> = std::env::var("JOBS_BENCH_WORKERS")
+        .ok()
+        .map(|v| v.split(',').map(|w| w.parse().unwrap()).collect())
+        .unwrap_or_else(|| vec![1, 2]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "durable queue, worker processes of concurrency {CONCURRENCY}, {count} calls per run, median of {reps} runs"
+    );
+    let mut all: Vec<Figures> = Vec::new();
+    for engine in only.split(',') {
+        let (label, _pg, _file, db): (&'static str, _, _, String) = match engine {
+            "pg-off" | "pg-on" => {
+                let fsync = engine == "pg-on";
+                let pg = db::Postgres::start_with_fsync(fsync)
+                    .expect("Postgres is needed for this bench");
+                let url = pg.database("bench");
+                let label = if fsync { "pg-on" } else { "pg-off" };
+                (label, Some(pg), None, url)
+            }
+            // A Postgres of your own (`JOBS_BENCH_URL`; the bench creates its tables there).
+            "pg-url" => {
+                let url = std::env::var("JOBS_BENCH_URL").expect("JOBS_BENCH_URL for pg-url");
+                ("pg-url", None, None, url)
+            }
+            "sqlite" => {
+                let file = db::SqliteFile::new("bench-processes");
+                let db = format!("sqlite:{}", file.path().display());
+                ("sqlite", None, Some(file), db)
+            }
+            other => panic!("unknown engine `{other}` (pg-off, pg-on, pg-url, sqlite)"),
+        };
+        for &w in &workers {
+            for &kind in &kinds {
+                all.push(rt.block_on(measure(label, &db, kind, w, count, reps)));
+            }
+        }
+    }
+    println!("\nours / raw apalis:");
+    for ours in all.iter().filter(|f| f.kind == Kind::Ours) {
+        let raw = all.iter().find(|f| {
+            f.kind == Kind::Apalis && f.engine == ours.engine && f.workers == ours.workers
+        });
+        if let Some(raw) = raw {
+            println!(
+                "{:<7} {} worker(s): {:.2}x ({:.0} / {:.0} jobs/s)",
+                ours.engine,
+                ours.workers,
+                ours.jobs_per_s() / raw.jobs_per_s(),
+                ours.jobs_per_s(),
+                raw.jobs_per_s()
+            );
+        }
+    }
+}
