@@ -85,10 +85,6 @@ impl ToolInvocation {
         self.args.as_ref().ok().map(ToolArgs::context)
     }
 
-    pub(crate) fn tool(&self) -> &Arc<dyn AgentTool> {
-        &self.tool
-    }
-
     /// Who approves this call if its tool requires approval: the approver of the toolkit
     /// handle the call was made through.
     pub(crate) fn approver(&self) -> Option<&Arc<dyn ApprovalHook>> {
@@ -101,6 +97,19 @@ impl ToolInvocation {
     }
 
     /// Whether approval, time-limit and retry layers would all pass this call through.
+    /// What the innermost service needs, taken out of the invocation (moved, not
+    /// reference-counted again).
+    pub(super) fn into_run(self) -> RunParts {
+        RunParts {
+            max_output_bytes: self.settings.max_output_bytes,
+            blocking: self.options.blocking,
+            tool: self.tool,
+            args: self.args,
+            attempts: self.attempts,
+            pace: self.pace,
+        }
+    }
+
     pub(crate) fn passes_through_middle_layers(&self) -> bool {
         let s = &*self.settings;
         !self.options.requires_approval
@@ -109,6 +118,16 @@ impl ToolInvocation {
             && s.retry.max_retries == 0
             && self.context().is_none_or(|c| c.cancellation().is_none())
     }
+}
+
+/// The parts of a [`ToolInvocation`] the innermost service runs the tool with.
+pub(super) struct RunParts {
+    pub(super) max_output_bytes: usize,
+    pub(super) blocking: bool,
+    pub(super) tool: Arc<dyn AgentTool>,
+    pub(super) args: Result<ToolArgs, ToolError>,
+    pub(super) attempts: Arc<AtomicU32>,
+    pub(super) pace: Option<Arc<SyncPace>>,
 }
 
 impl std::fmt::Debug for ToolInvocation {

@@ -37,12 +37,15 @@ impl tower::Service<ToolInvocation> for ToolService {
 
     #[inline]
     fn call(&mut self, inv: ToolInvocation) -> ToolServiceFuture {
-        let max = inv.settings().max_output_bytes;
-        let blocking = inv.options().blocking;
-        let pace = inv.pace.clone();
-        let tool = inv.tool().clone();
-        let counter = inv.attempt_counter();
-        let args = match inv.args {
+        let super::invocation::RunParts {
+            max_output_bytes: max,
+            blocking,
+            tool,
+            args,
+            attempts: counter,
+            pace,
+        } = inv.into_run();
+        let args = match args {
             Ok(args) => args,
             Err(e) => {
                 return ToolServiceFuture {
