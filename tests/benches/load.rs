@@ -45,9 +45,15 @@
 //! `--perf <dir>`: `perf record -g` on the server process over each measured window, into
 //! `<dir>/<server>.perf.data` (read with `perf report -i ... --no-children`).
 //!
+//! `--rounds <n>`: measure the servers in turn n times and report each figure's median (on a
+//! shared machine the load drifts; taking turns spreads it over every server). The busy
+//! figures say how much of the server's CPU went to the server, to the clients' CPU, and to other
+//! processes on the server's CPU: when the last is more than a few %, the calls/s and latencies
+//! describe the machine; the CPU time per call stays meaningful.
+//!
 //! Options may also be given as environment variables: `LOAD_SERVERS` (comma-separated),
 //! `LOAD_CLIENTS`, `LOAD_DURATION`, `LOAD_WARMUP`, `LOAD_REQUESTS`, `LOAD_SESSIONS`,
-//! `LOAD_SOAK`, `LOAD_SAMPLE`, `LOAD_PERF`. `--no-pin` runs unpinned.
+//! `LOAD_ROUNDS`, `LOAD_SOAK`, `LOAD_SAMPLE`, `LOAD_PERF`. `--no-pin` runs unpinned.
 
 #[path = "load/clients.rs"]
 mod clients;
@@ -111,6 +117,7 @@ struct Options {
     duration: f64,
     requests: u64,
     sessions: usize,
+    rounds: usize,
     soak: Option<f64>,
     sample: f64,
     perf: Option<PathBuf>,
@@ -120,7 +127,7 @@ struct Options {
 fn usage() -> ! {
     eprintln!(
         "usage: load [servers|mcp|a2a|rust|all]... [--clients N] [--duration S] [--warmup S] \
-         [--requests N] [--sessions N] [--soak MIN] [--sample S] [--perf DIR] [--no-pin]\n\
+         [--requests N] [--sessions N] [--rounds N] [--soak MIN] [--sample S] [--perf DIR] [--no-pin]\n\
          servers: {}",
         ALL.join(" ")
     );
@@ -139,6 +146,7 @@ fn options() -> Options {
         duration: env("LOAD_DURATION").map_or(8.0, |v| v.parse().unwrap_or_else(|_| usage())),
         requests: env("LOAD_REQUESTS").map_or(1_000_000, |v| v.parse().unwrap_or_else(|_| usage())),
         sessions: env("LOAD_SESSIONS").map_or(1000, |v| v.parse().unwrap_or_else(|_| usage())),
+        rounds: env("LOAD_ROUNDS").map_or(1, |v| v.parse().unwrap_or_else(|_| usage())),
         soak: env("LOAD_SOAK").map(|v| v.parse().unwrap_or_else(|_| usage())),
         sample: env("LOAD_SAMPLE").map_or(5.0, |v| v.parse().unwrap_or_else(|_| usage())),
         perf: env("LOAD_PERF").map(PathBuf::from),
@@ -155,6 +163,7 @@ fn options() -> Options {
             "--warmup" => o.warmup = value().parse().unwrap_or_else(|_| usage()),
             "--requests" => o.requests = value().parse().unwrap_or_else(|_| usage()),
             "--sessions" => o.sessions = value().parse().unwrap_or_else(|_| usage()),
+            "--rounds" => o.rounds = value().parse().unwrap_or_else(|_| usage()),
             "--soak" => o.soak = Some(value().parse().unwrap_or_else(|_| usage())),
             "--sample" => o.sample = value().parse().unwrap_or_else(|_| usage()),
             "--perf" => o.perf = Some(PathBuf::from(value())),
@@ -199,6 +208,7 @@ fn options() -> Options {
         };
     }
     o.clients = o.clients.max(1);
+    o.rounds = o.rounds.max(1);
     o
 }
 
@@ -410,7 +420,7 @@ async fn client_loop(
                 let s = session.as_mut().expect("session");
                 let result = s.add(&client, a, b).await;
                 if churn
-                    && n % 10 == 0
+                    && n.is_multiple_of(10)
                     && let Some(s) = session.take()
                     && let Err(e) = s.close(&client).await
                 {
@@ -455,28 +465,60 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-/// One server's figures.
+/// One server's figures (of one round, or the medians of several).
+#[derive(Clone)]
 struct Report {
     name: String,
-    requests: u64,
-    seconds: f64,
-    cpu_seconds: f64,
-    p50: Duration,
-    p99: Duration,
-    max: Duration,
+    /// Calls per second over the measured window.
+    rate: f64,
+    /// Server CPU time (user + system) per call, in µs.
+    cpu_us: f64,
+    /// How busy the server was over the window (its CPU time ÷ the window), in %.
+    server_busy: f64,
+    /// How busy the clients were (this process), in %: near 100 they, not the server, set the
+    /// pace.
+    client_busy: f64,
+    /// How much of the server's CPU other processes of the machine took, in %: the rest of that
+    /// CPU's busy time. Above a few % the calls/s and latencies say more about the machine than
+    /// about the server.
+    others_busy: f64,
+    /// Latencies over the window, in ms.
+    p50: f64,
+    p99: f64,
+    max: f64,
     errors: usize,
     first_error: Option<String>,
-    rss_idle: u64,
-    rss_loaded: u64,
+    /// RSS idle (after start) and after the load, in KiB.
+    rss_idle: f64,
+    rss_loaded: f64,
+    /// RSS growth per open session (MCP with sessions), in KiB.
     per_session: Option<f64>,
 }
 
-impl Report {
-    fn rate(&self) -> f64 {
-        self.requests as f64 / self.seconds
-    }
-    fn cpu_us(&self) -> f64 {
-        self.cpu_seconds * 1e6 / self.requests.max(1) as f64
+/// The median of each figure over several rounds.
+fn median_report(rounds: &[Report]) -> Report {
+    let median = |f: &dyn Fn(&Report) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Report {
+        name: rounds[0].name.clone(),
+        rate: median(&|r| r.rate),
+        cpu_us: median(&|r| r.cpu_us),
+        server_busy: median(&|r| r.server_busy),
+        client_busy: median(&|r| r.client_busy),
+        others_busy: median(&|r| r.others_busy),
+        p50: median(&|r| r.p50),
+        p99: median(&|r| r.p99),
+        max: median(&|r| r.max),
+        errors: rounds.iter().map(|r| r.errors).sum(),
+        first_error: rounds.iter().find_map(|r| r.first_error.clone()),
+        rss_idle: median(&|r| r.rss_idle),
+        rss_loaded: median(&|r| r.rss_loaded),
+        per_session: rounds[0]
+            .per_session
+            .map(|_| median(&|r| r.per_session.unwrap_or(0.0))),
     }
 }
 
@@ -535,6 +577,9 @@ async fn measure(name: &str, o: &Options) -> Result<Report, String> {
         .collect();
     tokio::time::sleep(Duration::from_secs_f64(o.warmup)).await;
     let cpu0 = procfs::cpu_seconds(pid).ok_or("no /proc stat")?;
+    let client_cpu0 = procfs::cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let server_cpu = o.pin.map_or(0, |(cpu, _)| cpu);
+    let busy0 = procfs::cpu_busy_seconds(server_cpu).unwrap_or(0.0);
     let perf = perf_start(o, name, pid);
     let t0 = Instant::now();
     shared.measuring.store(true, Ordering::Relaxed);
@@ -549,6 +594,8 @@ async fn measure(name: &str, o: &Options) -> Result<Report, String> {
         .map_err(|_| format!("{name}: the clients did not finish within 60 s of the end"))?;
     let seconds = t0.elapsed().as_secs_f64();
     let cpu1 = procfs::cpu_seconds(pid).ok_or("no /proc stat")?;
+    let client_cpu1 = procfs::cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let busy1 = procfs::cpu_busy_seconds(server_cpu).unwrap_or(0.0);
     perf_stop(perf);
     for t in joined {
         let t = t.map_err(|e| e.to_string())?;
@@ -598,44 +645,71 @@ async fn measure(name: &str, o: &Options) -> Result<Report, String> {
 
     tally.latencies.sort_unstable();
     let lat = &tally.latencies;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let server_seconds = cpu1 - cpu0;
     Ok(Report {
         name: name.to_string(),
-        requests: tally.requests,
-        seconds,
-        cpu_seconds: cpu1 - cpu0,
-        p50: percentile(lat, 0.50),
-        p99: percentile(lat, 0.99),
-        max: lat.last().copied().unwrap_or_default(),
+        rate: tally.requests as f64 / seconds,
+        cpu_us: server_seconds * 1e6 / tally.requests.max(1) as f64,
+        server_busy: server_seconds * 100.0 / seconds,
+        client_busy: (client_cpu1 - client_cpu0) * 100.0 / seconds,
+        others_busy: if o.pin.is_some() {
+            ((busy1 - busy0 - server_seconds) * 100.0 / seconds).max(0.0)
+        } else {
+            f64::NAN
+        },
+        p50: ms(percentile(lat, 0.50)),
+        p99: ms(percentile(lat, 0.99)),
+        max: ms(lat.last().copied().unwrap_or_default()),
         errors: tally.errors.len(),
         first_error: tally.errors.first().cloned(),
-        rss_idle,
-        rss_loaded,
+        rss_idle: rss_idle as f64,
+        rss_loaded: rss_loaded as f64,
         per_session,
     })
 }
 
-fn ms(d: Duration) -> String {
-    format!("{:.2}", d.as_secs_f64() * 1e3)
+fn print_line(r: &Report) {
+    println!(
+        "{:<22} {:>8.0} calls/s  CPU {:>7.1} µs/call (busy {:>3.0} %, clients {:>3.0} %, others on its CPU {:>3.0} %)  p50 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms  errors {}  RSS {:.1} → {:.1} MiB{}",
+        r.name,
+        r.rate,
+        r.cpu_us,
+        r.server_busy,
+        r.client_busy,
+        r.others_busy,
+        r.p50,
+        r.p99,
+        r.max,
+        r.errors,
+        r.rss_idle / 1024.0,
+        r.rss_loaded / 1024.0,
+        r.per_session
+            .map_or(String::new(), |k| format!("  {k:.1} KiB/session")),
+    );
 }
 
 fn print_table(reports: &[Report]) {
     println!();
     println!(
-        "| server | calls/s | server CPU per call | p50 | p99 | max | errors | RSS idle → loaded | per open session |"
+        "| server | calls/s | server CPU per call | busy: server / clients / others on the server's CPU | p50 | p99 | max | errors | RSS idle → loaded | per open session |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in reports {
         println!(
-            "| `{}` | {:.0} | {:.1} µs | {} ms | {} ms | {} ms | {} | {:.1} → {:.1} MiB | {} |",
+            "| `{}` | {:.0} | {:.1} µs | {:.0} / {:.0} / {:.0} % | {:.2} ms | {:.2} ms | {:.2} ms | {} | {:.1} → {:.1} MiB | {} |",
             r.name,
-            r.rate(),
-            r.cpu_us(),
-            ms(r.p50),
-            ms(r.p99),
-            ms(r.max),
+            r.rate,
+            r.cpu_us,
+            r.server_busy,
+            r.client_busy,
+            r.others_busy,
+            r.p50,
+            r.p99,
+            r.max,
             r.errors,
-            mib(r.rss_idle),
-            mib(r.rss_loaded),
+            r.rss_idle / 1024.0,
+            r.rss_loaded / 1024.0,
             r.per_session
                 .map_or("—".into(), |kib| format!("{kib:.1} KiB")),
         );
@@ -655,11 +729,11 @@ fn print_table(reports: &[Report]) {
                 "| `{}` ÷ `{}` | {} | {} | {} | {} | {} | {} |",
                 a.name,
                 b.name,
-                ratio(a.rate(), b.rate()),
-                ratio(a.cpu_us(), b.cpu_us()),
-                ratio(a.p50.as_secs_f64(), b.p50.as_secs_f64()),
-                ratio(a.p99.as_secs_f64(), b.p99.as_secs_f64()),
-                ratio(a.rss_loaded as f64, b.rss_loaded as f64),
+                ratio(a.rate, b.rate),
+                ratio(a.cpu_us, b.cpu_us),
+                ratio(a.p50, b.p50),
+                ratio(a.p99, b.p99),
+                ratio(a.rss_loaded, b.rss_loaded),
                 match (a.per_session, b.per_session) {
                     (Some(x), Some(y)) => ratio(x, y),
                     _ => "—".into(),
@@ -814,37 +888,36 @@ fn main() {
         "load: {} clients, {} s warm-up, {} s measured (at most {} calls), {} extra sessions",
         o.clients, o.warmup, o.duration, o.requests, o.sessions
     );
-    let mut reports = Vec::new();
+    let mut rounds: Vec<(String, Vec<Report>)> = Vec::new();
     let mut failed = false;
-    for name in &o.servers {
-        match runtime.block_on(measure(name, &o)) {
-            Ok(r) => {
-                println!(
-                    "{:<22} {:>8.0} calls/s  CPU {:>7.1} µs/call  p50 {:>6} ms  p99 {:>6} ms  max {:>7} ms  errors {}  RSS {:.1} → {:.1} MiB{}",
-                    r.name,
-                    r.rate(),
-                    r.cpu_us(),
-                    ms(r.p50),
-                    ms(r.p99),
-                    ms(r.max),
-                    r.errors,
-                    mib(r.rss_idle),
-                    mib(r.rss_loaded),
-                    r.per_session
-                        .map_or(String::new(), |k| format!("  {k:.1} KiB/session")),
-                );
-                if let Some(e) = &r.first_error {
-                    eprintln!("  first error: {e}");
+    for round in 1..=o.rounds {
+        if o.rounds > 1 {
+            println!("round {round} of {}", o.rounds);
+        }
+        for name in &o.servers {
+            match runtime.block_on(measure(name, &o)) {
+                Ok(r) => {
+                    print_line(&r);
+                    if let Some(e) = &r.first_error {
+                        eprintln!("  first error: {e}");
+                        failed = true;
+                    }
+                    match rounds.iter_mut().find(|(n, _)| n == name) {
+                        Some((_, v)) => v.push(r),
+                        None => rounds.push((name.clone(), vec![r])),
+                    }
+                }
+                Err(e) if e.contains("not installed") => println!("{name:<22} skipped: {e}"),
+                Err(e) => {
+                    println!("{name:<22} FAILED: {e}");
                     failed = true;
                 }
-                reports.push(r);
-            }
-            Err(e) if e.contains("not installed") => println!("{name:<22} skipped: {e}"),
-            Err(e) => {
-                println!("{name:<22} FAILED: {e}");
-                failed = true;
             }
         }
+    }
+    let reports: Vec<Report> = rounds.iter().map(|(_, v)| median_report(v)).collect();
+    if o.rounds > 1 {
+        println!("\nmedians of {} rounds:", o.rounds);
     }
     print_table(&reports);
     if failed {

@@ -22,6 +22,25 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
     Some((utime + stime) as f64 / clock_ticks() as f64)
 }
 
+/// The time CPU `cpu` has been busy (anything but idle and waiting for I/O) since boot, in
+/// seconds (`/proc/stat`).
+pub fn cpu_busy_seconds(cpu: usize) -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let label = format!("cpu{cpu}");
+    let line = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(label.as_str()))?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let total: u64 = ticks.iter().take(8).sum();
+    let idle = ticks.get(3)? + ticks.get(4)?;
+    Some((total - idle) as f64 / clock_ticks() as f64)
+}
+
 /// `getconf CLK_TCK` (the unit of `/proc/<pid>/stat`'s times), 100 when it cannot be asked.
 fn clock_ticks() -> u64 {
     static TICKS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
