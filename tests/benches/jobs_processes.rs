@@ -13,6 +13,7 @@
 //!   end). `submit` is the part until every call was stored.
 //! - `one call`: one call submitted and answered pending, one at a time (the cost of persisting
 //!   a call, with nothing to share the round trips with).
+//! - `a turn of 10`: ten calls submitted at once (ours: one `call_all`), one turn at a time.
 //!
 //! Every figure is the median of `JOBS_BENCH_REPS` runs (3). Poll interval 5 ms for both.
 //!
@@ -36,6 +37,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const ROLE: &str = "JOBS_BENCH_ROLE";
 const CONCURRENCY: usize = 16;
 const POLL: Duration = Duration::from_millis(5);
+/// Calls of a model turn, for the `a turn` figure.
+const TURN: usize = 10;
 
 /// Return `n` (does nothing else).
 #[tool(background, idempotent)]
@@ -297,6 +300,33 @@ async fn one_call_ours(
     mean
 }
 
+/// Ours, turns of `size` calls one after another (`call_all`, as an agent runs a turn): the
+/// mean time to persist a turn.
+async fn turns_ours(
+    toolkit: &Toolkit,
+    results: &mut futures::stream::BoxStream<'static, ToolResult>,
+    turns: usize,
+    size: usize,
+) -> Duration {
+    let ctx = ToolContext::new();
+    let start = Instant::now();
+    for turn in 0..turns {
+        let batch = (0..size)
+            .map(|n| ToolCall::new(format!("turn{turn}c{n}"), "noop", r#"{"n": 1}"#))
+            .collect();
+        let pending = toolkit.call_all(batch, &ctx).await;
+        assert!(pending.iter().all(ToolResult::is_pending));
+    }
+    let mean = start.elapsed() / turns as u32;
+    for _ in 0..turns * size {
+        tokio::time::timeout(Duration::from_secs(60), results.next())
+            .await
+            .expect("the turns' results")
+            .expect("a result");
+    }
+    mean
+}
+
 /// The raw apalis submitter of one engine.
 enum Raw {
     Pg(sqlx::PgPool, apalis_postgres::PostgresStorage<u32>),
@@ -407,6 +437,15 @@ impl Raw {
         }
         start.elapsed() / count as u32
     }
+
+    /// Groups of `size` pushes at once, one group after another.
+    async fn turns(&self, turns: usize, size: usize) -> Duration {
+        let start = Instant::now();
+        for _ in 0..turns {
+            futures::future::join_all((0..size as u32).map(|n| self.push(n))).await;
+        }
+        start.elapsed() / turns as u32
+    }
 }
 
 fn median(mut values: Vec<Duration>) -> Duration {
@@ -420,6 +459,7 @@ struct Figures {
     workers: usize,
     runs: Vec<Run>,
     one_call: Duration,
+    turn: Duration,
     count: usize,
 }
 
@@ -437,7 +477,7 @@ impl Figures {
             .map(|r| format!("{:.0}", self.count as f64 / r.total.as_secs_f64()))
             .collect();
         println!(
-            "{:<7} {:<6} {} worker(s): {:>6.0} jobs/s (runs {}), {} calls in {:>6.1} ms, submit {:>6.1} ms ({:.1} us/call); one call {:.2} ms",
+            "{:<7} {:<6} {} worker(s): {:>6.0} jobs/s (runs {}), {} calls in {:>6.1} ms, submit {:>6.1} ms ({:.1} us/call); one call {:.2} ms; a turn of {TURN} {:.2} ms",
             self.engine,
             self.kind.name(),
             self.workers,
@@ -448,6 +488,7 @@ impl Figures {
             submit.as_secs_f64() * 1e3,
             submit.as_secs_f64() * 1e6 / self.count as f64,
             self.one_call.as_secs_f64() * 1e3,
+            self.turn.as_secs_f64() * 1e3,
         );
     }
 }
@@ -462,7 +503,7 @@ async fn measure(
 ) -> Figures {
     let queue = format!("{}-{workers}", kind.name());
     let mut runs = Vec::new();
-    let one_call;
+    let (one_call, turn);
     match kind {
         Kind::Ours => {
             // A turn's calls all at once (by default a toolkit runs 16 calls of a turn at a
@@ -479,6 +520,7 @@ async fn measure(
                 runs.push(run_ours(&toolkit, &mut results, count, round).await);
             }
             one_call = one_call_ours(&toolkit, &mut results, 100).await;
+            turn = turns_ours(&toolkit, &mut results, 50, TURN).await;
             processes.stop().await;
         }
         Kind::Apalis => {
@@ -489,6 +531,7 @@ async fn measure(
                 runs.push(raw.run(&queue, count).await);
             }
             one_call = raw.one_call(100).await;
+            turn = raw.turns(50, TURN).await;
             processes.stop().await;
         }
     }
@@ -498,6 +541,7 @@ async fn measure(
         workers,
         runs,
         one_call,
+        turn,
         count,
     };
     figures.print();

@@ -180,6 +180,11 @@ impl Worker {
             };
         }
         let batch = self.concurrency.min(100);
+        // A fetch already locks its jobs to this worker (`Queued`, `lock_by`), and a dead
+        // worker's jobs go back to the queue as well from `Queued` as from `Running`: apalis's
+        // second statement per job marking it `Running` (`lock_tasks`) is left out. Whether a
+        // job's tool was entered is the ledger's to say (`started_by`).
+
         let outcome = match &self.queue.db.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
@@ -187,7 +192,8 @@ impl Worker {
                     .queue(&settings.name)
                     .heartbeat_interval(settings.heartbeat)
                     .missed_heartbeats(3)
-                    .batch_size(batch);
+                    .batch_size(batch)
+                    .lock_tasks(false);
                 // SQLite tells no other process of new jobs: look every poll interval.
                 run_on!(
                     apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
@@ -201,7 +207,8 @@ impl Worker {
                     .queue(&settings.name)
                     .heartbeat_interval(settings.heartbeat)
                     .missed_heartbeats(3)
-                    .batch_size(batch);
+                    .batch_size(batch)
+                    .lock_tasks(false);
                 // Polling too: with apalis's LISTEN wakeups two workers were slower than one
                 // (BENCHMARKS.md).
                 run_on!(
