@@ -629,3 +629,60 @@ async fn agent_conversations_survive_a_restart_on_sqlite() {
     let second = SqlTaskStore::sqlite(file.path()).await.unwrap();
     conversations_survive_a_restart(first, second).await;
 }
+
+/// A blocking `SendMessage` stores its task three times (the official handler's SUBMITTED, then
+/// WORKING, then finished) instead of once per step (five); a call that returns at once, or a stream, still goes step by step. The answers are the
+/// same finished task either way.
+#[tokio::test]
+async fn a_blocking_call_stores_its_task_in_three_writes_and_answers_the_same() {
+    let file = db::SqliteFile::new("a2a-writes");
+    let store = SqlTaskStore::sqlite(file.path()).await.unwrap();
+    let kit = toolkit(&Probe::default());
+    let base = serve(
+        A2aToolServer::new(&kit)
+            .options(ServerOptions::new().task_store(store.clone()))
+            .router(),
+    )
+    .await;
+    let send = |config: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+            "message": call_message("add", json!({"a": 20, "b": 22})),
+            "configuration": config,
+        }})
+        .to_string()
+    };
+    let (_, blocking) = post(&base, &[V1], send(json!({}))).await;
+    let task = &blocking["result"]["task"];
+    let (is_error, _, result) = crate::fixtures::tool_result(task);
+    assert!(!is_error, "{blocking:#}");
+    assert_eq!(result.as_f64(), Some(42.0));
+    assert_eq!(
+        task["history"].as_array().map(Vec::len),
+        Some(1),
+        "{task:#}"
+    );
+    let id = task["id"].as_str().unwrap();
+    let stored = store.get_versioned(id).await.unwrap().unwrap();
+    assert_eq!(
+        stored.version, 3,
+        "SUBMITTED, WORKING, finished: three writes"
+    );
+    assert_eq!(stored.task.status.state, TaskState::Completed);
+
+    // Returning at once: the first step is the answer, and every step is stored.
+    let (_, early) = post(&base, &[V1], send(json!({"returnImmediately": true}))).await;
+    let id = early["result"]["task"]["id"].as_str().unwrap().to_string();
+    let mut version = 0;
+    for _ in 0..100 {
+        let stored = store.get_versioned(&id).await.unwrap().unwrap();
+        version = stored.version;
+        if stored.task.status.state == TaskState::Completed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        version, 5,
+        "SUBMITTED (the handler's, then ours), WORKING, the artifact, COMPLETED"
+    );
+}

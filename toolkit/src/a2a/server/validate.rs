@@ -17,6 +17,13 @@ use futures::stream::BoxStream;
 /// (use [`A2AError::invalid_params`]) is the JSON-RPC error the client gets.
 pub type SendCheck = Arc<dyn Fn(&SendMessageRequest) -> Result<(), A2AError> + Send + Sync>;
 
+/// A service parameter this server sets (and removes when a client sent it) for its own
+/// executors: present when the request is a `SendMessage` whose answer is the finished task
+/// and nothing else watches the run as it goes — no `returnImmediately`, no push
+/// notifications, not a stream. An executor may then skip the intermediate events (each one
+/// the official handler stores and copies) and send the finished task once.
+pub(super) const ANSWER_ONCE: &str = "x-agent-toolkit-answer-once";
+
 /// [`DefaultRequestHandler`] behind the message checks.
 pub(super) struct Validated {
     inner: DefaultRequestHandler,
@@ -59,7 +66,17 @@ impl RequestHandler for Validated {
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
         self.validate(&req)?;
-        self.inner.send_message(params, req).await
+        let config = req.configuration.as_ref();
+        let once = config.is_none_or(|c| {
+            c.return_immediately != Some(true) && c.task_push_notification_config.is_none()
+        });
+        let mut params = params.clone();
+        if once {
+            params.insert(ANSWER_ONCE.to_string(), Vec::new());
+        } else {
+            params.remove(ANSWER_ONCE);
+        }
+        self.inner.send_message(&params, req).await
     }
 
     async fn send_streaming_message(
@@ -68,6 +85,11 @@ impl RequestHandler for Validated {
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         self.validate(&req)?;
+        if params.contains_key(ANSWER_ONCE) {
+            let mut params = params.clone();
+            params.remove(ANSWER_ONCE);
+            return self.inner.send_streaming_message(&params, req).await;
+        }
         self.inner.send_streaming_message(params, req).await
     }
 

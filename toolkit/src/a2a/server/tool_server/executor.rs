@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::super::emit::{self, EventStream, Events};
+use super::super::validate::ANSWER_ONCE;
 use crate::a2a::extensions::{PROGRESS, RESULT_WRAPPED};
 use crate::a2a::parts::integral_floats_to_ints;
 use crate::context::{ProgressEvent, ToolContext, ToolProgress};
@@ -160,8 +161,20 @@ async fn run_call(
         }
     };
     let metadata = Some([("_tool_call".to_string(), raw_call)].into());
-    let task = events.new_task(TaskState::Submitted, vec![message], metadata);
-    if !events.task(task).await || !events.status(TaskState::Working, None).await {
+    // Answered once (see `ANSWER_ONCE`): the task is stored WORKING, and the finished task
+    // follows as one event. Otherwise every step is an event: SUBMITTED, WORKING, the
+    // artifact, COMPLETED.
+    let once = ctx.service_params.contains_key(ANSWER_ONCE);
+    let state = if once {
+        TaskState::Working
+    } else {
+        TaskState::Submitted
+    };
+    let task = events.new_task(state, vec![message], metadata);
+    let finished = once.then(|| task.clone());
+    let started =
+        events.task(task).await && (once || events.status(TaskState::Working, None).await);
+    if !started {
         return;
     }
 
@@ -200,8 +213,17 @@ async fn run_call(
         return;
     }
     let artifact = result_artifact(&result, started.elapsed());
-    if events.artifact(artifact).await {
-        events.status(TaskState::Completed, None).await;
+    match finished {
+        Some(mut task) => {
+            task.status.state = TaskState::Completed;
+            task.artifacts = Some(vec![artifact]);
+            events.task(task).await;
+        }
+        None => {
+            if events.artifact(artifact).await {
+                events.status(TaskState::Completed, None).await;
+            }
+        }
     }
 }
 
