@@ -16,6 +16,9 @@
 //! - `a turn of 10`: ten calls submitted at once (ours: one `call_all`), one turn at a time.
 //!
 //! Every figure is the median of `JOBS_BENCH_REPS` runs (3). Poll interval 5 ms for both.
+//! `CPU` is the CPU time (`/proc/<pid>/stat`) of this process, the worker processes and the
+//! Postgres server with its backends over the runs, per job; `others` the share of the
+//! machine's CPUs other processes took meanwhile (when it is high, jobs/s describe the machine).
 //!
 //! `cargo bench -p agent-toolkit-examples --features sqlite,postgres --bench jobs_processes`
 //! (`JOBS_BENCH_CALLS=N`, `JOBS_BENCH_REPS=N`, `JOBS_BENCH_ONLY=pg-off,pg-on,sqlite` to choose
@@ -222,6 +225,10 @@ impl Workers {
             children.push(child);
         }
         Workers(children)
+    }
+
+    fn pids(&self) -> Vec<u32> {
+        self.0.iter().filter_map(|c| c.id()).collect()
     }
 
     async fn stop(self) {
@@ -448,6 +455,114 @@ impl Raw {
     }
 }
 
+/// CPU time (user + system) of a process and its threads, from `/proc/<pid>/stat`.
+fn process_cpu(pid: u32) -> Duration {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return Duration::ZERO;
+    };
+    // After the command's `)`: state is field 3, utime 14 and stime 15 (clock ticks of 10 ms).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i - 3)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Duration::from_millis((ticks(14) + ticks(15)) * 10)
+}
+
+/// The children of process `parent` (a Postgres server's backends).
+fn children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = stat.rsplit_once(')')?.1.to_owned();
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+/// Busy time of the whole machine, every CPU (`/proc/stat`: all but idle and iowait).
+fn machine_busy() -> Duration {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let busy: u64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4 && *i < 8)
+        .map(|(_, v)| v)
+        .sum();
+    Duration::from_millis(busy * 10)
+}
+
+/// What the processes of one measurement used: this process, the worker processes and the
+/// Postgres server with its backends; and the whole machine.
+#[derive(Clone, Copy)]
+struct Cpu {
+    ours: Duration,
+    machine: Duration,
+    at: Instant,
+}
+
+impl Cpu {
+    fn now(workers: &[u32], server: Option<u32>) -> Cpu {
+        let mut ours = process_cpu(std::process::id());
+        for &pid in workers {
+            ours += process_cpu(pid);
+        }
+        if let Some(server) = server {
+            ours += process_cpu(server);
+            for pid in children(server) {
+                ours += process_cpu(pid);
+            }
+        }
+        Cpu {
+            ours,
+            machine: machine_busy(),
+            at: Instant::now(),
+        }
+    }
+}
+
+/// CPU per job (of this measurement's processes) and the share of the machine's two CPUs
+/// that other processes took meanwhile.
+#[derive(Clone, Copy, Default)]
+struct CpuUse {
+    per_job: Duration,
+    others: f64,
+}
+
+fn cpu_use(before: Cpu, after: Cpu, jobs: usize) -> CpuUse {
+    let ours = after.ours.saturating_sub(before.ours);
+    let machine = after.machine.saturating_sub(before.machine);
+    let wall = after.at - before.at;
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get()) as f64;
+    CpuUse {
+        per_job: ours / jobs as u32,
+        others: machine.saturating_sub(ours).as_secs_f64() / (wall.as_secs_f64() * cpus),
+    }
+}
+
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
     values[values.len() / 2]
@@ -460,6 +575,7 @@ struct Figures {
     runs: Vec<Run>,
     one_call: Duration,
     turn: Duration,
+    cpu: CpuUse,
     count: usize,
 }
 
@@ -477,7 +593,7 @@ impl Figures {
             .map(|r| format!("{:.0}", self.count as f64 / r.total.as_secs_f64()))
             .collect();
         println!(
-            "{:<7} {:<6} {} worker(s): {:>6.0} jobs/s (runs {}), {} calls in {:>6.1} ms, submit {:>6.1} ms ({:.1} us/call); one call {:.2} ms; a turn of {TURN} {:.2} ms",
+            "{:<7} {:<6} {} worker(s): {:>6.0} jobs/s (runs {}), {} calls in {:>6.1} ms, submit {:>6.1} ms ({:.1} us/call); one call {:.2} ms; a turn of {TURN} {:.2} ms; CPU {:.0} us/job, others {:.0} %",
             self.engine,
             self.kind.name(),
             self.workers,
@@ -489,6 +605,8 @@ impl Figures {
             submit.as_secs_f64() * 1e6 / self.count as f64,
             self.one_call.as_secs_f64() * 1e3,
             self.turn.as_secs_f64() * 1e3,
+            self.cpu.per_job.as_secs_f64() * 1e6,
+            self.cpu.others * 100.0,
         );
     }
 }
@@ -496,6 +614,7 @@ impl Figures {
 async fn measure(
     engine: &'static str,
     db: &str,
+    server: Option<u32>,
     kind: Kind,
     workers: usize,
     count: usize,
@@ -503,7 +622,7 @@ async fn measure(
 ) -> Figures {
     let queue = format!("{}-{workers}", kind.name());
     let mut runs = Vec::new();
-    let (one_call, turn);
+    let (one_call, turn, cpu);
     match kind {
         Kind::Ours => {
             // A turn's calls all at once (by default a toolkit runs 16 calls of a turn at a
@@ -516,9 +635,11 @@ async fn measure(
             let mut results = toolkit.background().results();
             let processes = Workers::start(workers, kind, db, &queue).await;
             run_ours(&toolkit, &mut results, 50, 0).await; // warm up
+            let before = Cpu::now(&processes.pids(), server);
             for round in 1..=reps {
                 runs.push(run_ours(&toolkit, &mut results, count, round).await);
             }
+            cpu = cpu_use(before, Cpu::now(&processes.pids(), server), count * reps);
             one_call = one_call_ours(&toolkit, &mut results, 100).await;
             turn = turns_ours(&toolkit, &mut results, 50, TURN).await;
             processes.stop().await;
@@ -527,9 +648,11 @@ async fn measure(
             let raw = Raw::new(db, &queue).await;
             let processes = Workers::start(workers, kind, db, &queue).await;
             raw.run(&queue, 50).await; // warm up
+            let before = Cpu::now(&processes.pids(), server);
             for _ in 0..reps {
                 runs.push(raw.run(&queue, count).await);
             }
+            cpu = cpu_use(before, Cpu::now(&processes.pids(), server), count * reps);
             one_call = raw.one_call(100).await;
             turn = raw.turns(50, TURN).await;
             processes.stop().await;
@@ -542,6 +665,7 @@ async fn measure(
         runs,
         one_call,
         turn,
+        cpu,
         count,
     };
     figures.print();
@@ -602,9 +726,10 @@ fn main() {
             }
             other => panic!("unknown engine `{other}` (pg-off, pg-on, pg-url, sqlite)"),
         };
+        let server = _pg.as_ref().and_then(db::Postgres::server_pid);
         for &w in &workers {
             for &kind in &kinds {
-                all.push(rt.block_on(measure(label, &db, kind, w, count, reps)));
+                all.push(rt.block_on(measure(label, &db, server, kind, w, count, reps)));
             }
         }
     }
@@ -615,12 +740,15 @@ fn main() {
         });
         if let Some(raw) = raw {
             println!(
-                "{:<7} {} worker(s): {:.2}x ({:.0} / {:.0} jobs/s)",
+                "{:<7} {} worker(s): {:.2}x ({:.0} / {:.0} jobs/s); CPU per job {:.2}x ({:.0} / {:.0} us)",
                 ours.engine,
                 ours.workers,
                 ours.jobs_per_s() / raw.jobs_per_s(),
                 ours.jobs_per_s(),
-                raw.jobs_per_s()
+                raw.jobs_per_s(),
+                ours.cpu.per_job.as_secs_f64() / raw.cpu.per_job.as_secs_f64(),
+                ours.cpu.per_job.as_secs_f64() * 1e6,
+                raw.cpu.per_job.as_secs_f64() * 1e6,
             );
         }
     }

@@ -85,6 +85,12 @@ impl Postgres {
         self.port
     }
 
+    /// The server's process id (from its `postmaster.pid`), while it runs.
+    pub fn server_pid(&self) -> Option<u32> {
+        let text = std::fs::read_to_string(self.data().join("postmaster.pid")).ok()?;
+        text.lines().next()?.trim().parse().ok()
+    }
+
     /// The URL of the `postgres` database.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)

@@ -306,14 +306,14 @@ impl WorkerLedger {
     /// The ledger row of job `id`, if there is one (read with the rows other jobs asked for
     /// meanwhile).
     pub(super) async fn load(&self, id: u64) -> Result<Option<Row>, JobError> {
-        self.rows.run(id, false).await.map_err(JobError::Database)
+        self.rows.run(id, true).await.map_err(JobError::Database)
     }
 
     /// Store the result of a job, unless it already has one; false when it had (written with
     /// the results other jobs finished meanwhile).
     pub(super) async fn finish(&self, finished: Finished) -> Result<bool, JobError> {
         self.results
-            .run(finished, false)
+            .run(finished, true)
             .await
             .map_err(JobError::Database)
     }
