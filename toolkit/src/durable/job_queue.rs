@@ -33,6 +33,9 @@ use crate::toolkit::ToolkitBuilder;
 ///
 /// - **Stored before answered**: a background call is written to the database (its ledger
 ///   record and its apalis job, in one transaction) before the pending result is returned.
+///   The calls submitted together — a turn's background calls, which `Toolkit::call_all` runs
+///   at once — share that transaction (one multi-row insert), and so do calls submitted while
+///   the transaction before theirs was under way.
 /// - **Same stack, worker's toolkit**: a worker runs each job through its own toolkit's
 ///   execution stack (timeouts, retries, tracing, panic guard), with that toolkit's presets and
 ///   toolkit-level context. Call-level and agent-level context values are **not** carried (they
