@@ -630,11 +630,11 @@ async fn agent_conversations_survive_a_restart_on_sqlite() {
     conversations_survive_a_restart(first, second).await;
 }
 
-/// A blocking `SendMessage` stores its task three times (the official handler's SUBMITTED, then
-/// WORKING, then finished) instead of once per step (five); a call that returns at once, or a stream, still goes step by step. The answers are the
+/// A blocking `SendMessage` stores its task twice (the official handler's SUBMITTED, then
+/// finished) instead of once per step (five); a call that returns at once, or a stream, still goes step by step. The answers are the
 /// same finished task either way.
 #[tokio::test]
-async fn a_blocking_call_stores_its_task_in_three_writes_and_answers_the_same() {
+async fn a_blocking_call_stores_its_task_in_two_writes_and_answers_the_same() {
     let file = db::SqliteFile::new("a2a-writes");
     let store = SqlTaskStore::sqlite(file.path()).await.unwrap();
     let kit = toolkit(&Probe::default());
@@ -663,10 +663,7 @@ async fn a_blocking_call_stores_its_task_in_three_writes_and_answers_the_same() 
     );
     let id = task["id"].as_str().unwrap();
     let stored = store.get_versioned(id).await.unwrap().unwrap();
-    assert_eq!(
-        stored.version, 3,
-        "SUBMITTED, WORKING, finished: three writes"
-    );
+    assert_eq!(stored.version, 2, "SUBMITTED, then finished: two writes");
     assert_eq!(stored.task.status.state, TaskState::Completed);
 
     // Returning at once: the first step is the answer, and every step is stored.

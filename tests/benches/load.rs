@@ -42,8 +42,9 @@
 //! sessions half the clients open a session, make 10 calls and `DELETE` it, over and over, the
 //! other half keep one session; every A2A call creates a task.
 //!
-//! `--perf <dir>`: `perf record -g` on the server process over each measured window, into
-//! `<dir>/<server>.perf.data` (read with `perf report -i ... --no-children`).
+//! `--perf <dir>`: `perf record --call-graph dwarf` on the server process over each measured
+//! window, into `<dir>/<server>.perf.data` (read with `perf report -i ...`; `--no-children` for
+//! where the time is spent, `--children` for who spends it).
 //!
 //! `--rounds <n>`: measure the servers in turn n times and report each figure's median (on a
 //! shared machine the load drifts; taking turns spreads it over every server). The busy
@@ -522,14 +523,23 @@ fn median_report(rounds: &[Report]) -> Report {
     }
 }
 
-/// Start `perf record -g` on `pid`, when asked.
+/// Start `perf record` on `pid`, when asked: DWARF call graphs (release builds keep no frame
+/// pointers, so `-g` would give no callers), sampled at 999 Hz to keep the data small.
 fn perf_start(o: &Options, name: &str, pid: u32) -> Option<std::process::Child> {
     let dir = o.perf.as_ref()?;
     std::fs::create_dir_all(dir).ok()?;
     let out = dir.join(format!("{name}.perf.data"));
     let mut command = std::process::Command::new("perf");
     command
-        .args(["record", "-g", "-q", "-o"])
+        .args([
+            "record",
+            "--call-graph",
+            "dwarf,16384",
+            "-F",
+            "999",
+            "-q",
+            "-o",
+        ])
         .arg(&out)
         .args(["-p", &pid.to_string()])
         .stdout(Stdio::null());

@@ -42,9 +42,9 @@ async fn a_turns_background_calls_are_stored_in_one_transaction() {
         .unwrap();
     let ctx = ToolContext::new();
     for turn in 0..3u32 {
-        // Repeatable and non-repeatable tools mixed; 12 calls, under the toolkit's
-        // max_concurrency (16) so that all of them run at once.
-        let calls: Vec<ToolCall> = (0..12u32)
+        // Repeatable and non-repeatable tools mixed; 40 calls, more than the toolkit's
+        // max_concurrency (16), which background calls (they only submit) do not count against.
+        let calls: Vec<ToolCall> = (0..40u32)
             .map(|n| {
                 let tool = if n % 3 == 0 { "transfer" } else { "record" };
                 call(&format!("t{turn}c{n}"), tool, turn * 100 + n, 1)
@@ -97,10 +97,10 @@ async fn a_turns_background_calls_are_stored_in_one_transaction() {
     stop.send(()).unwrap();
     worker.await.unwrap().unwrap();
     let results = kit.background().take_finished().await.unwrap();
-    assert_eq!(results.len(), 36);
+    assert_eq!(results.len(), 120);
     assert!(results.iter().all(|r| !r.is_error()), "{results:?}");
     let runs = fixture::runs(&log);
-    assert_eq!(runs.len(), 36);
+    assert_eq!(runs.len(), 120);
     assert!(runs.values().all(|pids| pids.len() == 1), "{runs:?}");
     // Finished jobs leave nothing behind in apalis's table: the ledger is the record.
     assert_eq!(

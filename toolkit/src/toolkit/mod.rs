@@ -407,7 +407,9 @@ impl Toolkit {
     /// Run a batch of calls (one model turn) and return their results in call order.
     ///
     /// Calls run concurrently, at most [`max_concurrency`](ToolkitBuilder::max_concurrency) at a
-    /// time; each call of a `sequential` tool waits for the calls before it and runs alone. A
+    /// time; each call of a `sequential` tool waits for the calls before it and runs alone.
+    /// Calls of `background` tools are submitted all together (with a durable queue, in one
+    /// transaction) and do not count against the cap: they answer pending at once. A
     /// call id used twice gets an error result for the second call. Dropping the returned
     /// future cancels every call still running (their futures are dropped).
     pub async fn call_all(&self, calls: Vec<ToolCall>, ctx: &ToolContext) -> Vec<ToolResult> {
@@ -436,20 +438,36 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Stream<Item = (usize, ToolResult)> + Send + 'a {
         let max = self.inner.max_concurrency;
-        let segments = batch::plan(calls, |call| match self.find(&call.name) {
-            Some((Found::Registered(i), _)) => self.inner.entries[i].options.sequential,
-            Some((Found::Dynamic(e), _)) => e.options.sequential,
-            None => false,
+        let options = |name: &str| match self.find(name) {
+            Some((Found::Registered(i), _)) => Some(self.inner.entries[i].options.clone()),
+            Some((Found::Dynamic(e), _)) => Some(e.options.clone()),
+            None => None,
+        };
+        let segments = batch::plan(calls, |call| {
+            options(&call.name).is_some_and(|o| o.sequential)
         });
         futures::stream::iter(segments).flat_map(move |segment| {
-            futures::stream::iter(segment)
-                .map(move |(index, item)| async move {
-                    match item {
-                        BatchItem::Run(call) => (index, self.call(call, ctx).await),
-                        BatchItem::Answered(result) => (index, result),
-                    }
-                })
-                .buffer_unordered(max)
+            // Background calls only submit (each answers pending at once): they all go
+            // together, whatever the cap, so that a durable queue stores them in one
+            // transaction. The cap is for the calls that run here.
+            let (submits, runs): (Vec<_>, Vec<_>) =
+                segment.into_iter().partition(|(_, item)| match item {
+                    BatchItem::Run(call) => options(&call.name).is_some_and(|o| o.background),
+                    BatchItem::Answered(_) => false,
+                });
+            let run = move |(index, item): (usize, BatchItem)| async move {
+                match item {
+                    BatchItem::Run(call) => (index, self.call(call, ctx).await),
+                    BatchItem::Answered(result) => (index, result),
+                }
+            };
+            let together = submits.len().max(1);
+            futures::stream::select(
+                futures::stream::iter(submits)
+                    .map(run)
+                    .buffer_unordered(together),
+                futures::stream::iter(runs).map(run).buffer_unordered(max),
+            )
         })
     }
 

@@ -161,19 +161,17 @@ async fn run_call(
         }
     };
     let metadata = Some([("_tool_call".to_string(), raw_call)].into());
-    // Answered once (see `ANSWER_ONCE`): the task is stored WORKING, and the finished task
-    // follows as one event. Otherwise every step is an event: SUBMITTED, WORKING, the
-    // artifact, COMPLETED.
+    // Answered once (see `ANSWER_ONCE`): the official handler has stored the task SUBMITTED,
+    // and the finished task follows as one event (progress events, if any, come between).
+    // Otherwise every step is an event: SUBMITTED, WORKING, the artifact, COMPLETED.
     let once = ctx.service_params.contains_key(ANSWER_ONCE);
-    let state = if once {
-        TaskState::Working
+    let task = events.new_task(TaskState::Submitted, vec![message], metadata);
+    let (finished, started) = if once {
+        (Some(task), true)
     } else {
-        TaskState::Submitted
+        let started = events.task(task).await && events.status(TaskState::Working, None).await;
+        (None, started)
     };
-    let task = events.new_task(state, vec![message], metadata);
-    let finished = once.then(|| task.clone());
-    let started =
-        events.task(task).await && (once || events.status(TaskState::Working, None).await);
     if !started {
         return;
     }

@@ -68,9 +68,10 @@ const DEFAULT_DESCRIPTION: &str = "Tools served by agent-toolkit: every skill ta
 /// data `{"progress": done, "total"?: total, "message": text}`, or `{"chunk": text}` for
 /// partial output) → `artifactUpdate` → `statusUpdate`
 /// (COMPLETED). A blocking `SendMessage` (no `returnImmediately`, no push notifications), whose
-/// answer is the finished task and which nothing watches step by step, stores the task WORKING
-/// and then the finished task in one step (half the official handler's stores and copies); its
-/// answer is the same. **`CancelTask`** fires the call's [`CancellationToken`](crate::CancellationToken) (the tool's future is
+/// answer is the finished task and which nothing watches step by step, skips the intermediate
+/// events: the task is SUBMITTED until it is stored finished in one step (WORKING in between
+/// only if the tool reports progress), two stores and task copies in the official handler
+/// instead of five; its answer is the same. **`CancelTask`** fires the call's [`CancellationToken`](crate::CancellationToken) (the tool's future is
 /// dropped by the engine) and the task ends `CANCELED`.
 ///
 /// ```no_run
