@@ -20,7 +20,6 @@
 //! | `mcp-python` / `mcp-python-stateless` | the official Python SDK (`mcp` 2.x `MCPServer`, uvicorn); stateless is `stateless_http=True, json_response=True` |
 //! | `mcp-ts` / `mcp-ts-stateless` | the TypeScript SDK (`StreamableHTTPServerTransport` in express); stateless is a server per request with `enableJsonResponse` |
 //! | `a2a-ours` | `A2aToolServer` (A2A 1.0 `SendMessage` with `_tool_call`) |
-//! | `a2a-ours-keep-all` | the same keeping every finished task (as a2a-server-lf's store does), to show what freeing them costs |
 //! | `a2a-bare` | a2a-server-lf's `DefaultRequestHandler` + `InMemoryTaskStore` with a minimal executor |
 //!
 //! The Rust servers are this binary started again with `LOAD_SERVER=<name>`
@@ -77,7 +76,7 @@ use clients::McpSession;
 
 const SERVER_VAR: &str = "LOAD_SERVER";
 
-const ALL: [&str; 11] = [
+const ALL: [&str; 10] = [
     "mcp-ours",
     "mcp-rmcp",
     "mcp-ours-stateless",
@@ -87,16 +86,14 @@ const ALL: [&str; 11] = [
     "mcp-ts",
     "mcp-ts-stateless",
     "a2a-ours",
-    "a2a-ours-keep-all",
     "a2a-bare",
 ];
 
 /// Ours ÷ bare, for the summary.
-const PAIRS: [(&str, &str); 4] = [
+const PAIRS: [(&str, &str); 3] = [
     ("mcp-ours", "mcp-rmcp"),
     ("mcp-ours-stateless", "mcp-rmcp-stateless"),
     ("a2a-ours", "a2a-bare"),
-    ("a2a-ours-keep-all", "a2a-bare"),
 ];
 
 #[derive(Clone, Copy, PartialEq)]

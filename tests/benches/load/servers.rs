@@ -169,7 +169,6 @@ pub fn serve(name: &str) -> bool {
             | "mcp-rmcp"
             | "mcp-rmcp-stateless"
             | "a2a-ours"
-            | "a2a-ours-keep-all"
             | "a2a-bare"
     ) {
         return false;
@@ -217,21 +216,6 @@ pub fn serve(name: &str) -> bool {
             }
             "a2a-ours" => {
                 A2aToolServer::new(&toolkit())
-                    .serve(listener)
-                    .await
-                    .expect("serve");
-            }
-            // Every finished task kept, as a2a-server-lf's own store does: what our bounded
-            // store's freeing costs, next to `a2a-ours`.
-            "a2a-ours-keep-all" => {
-                A2aToolServer::new(&toolkit())
-                    .options(
-                        agent_toolkit::a2a::server::ServerOptions::new()
-                            .keep_finished_tasks(usize::MAX)
-                            .keep_finished_tasks_for(std::time::Duration::from_secs(u64::from(
-                                u32::MAX,
-                            ))),
-                    )
                     .serve(listener)
                     .await
                     .expect("serve");
