@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
+use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState, TaskStatus};
 use a2a_server::TaskStore;
 use a2a_server::task_store::TaskVersion;
 
@@ -75,8 +75,72 @@ struct State {
 }
 
 struct Entry {
-    task: Task,
     version: TaskVersion,
+    body: Body,
+}
+
+/// A task as kept. A finished task is kept as its JSON, one allocation, with the fields lists
+/// filter on beside it: the many small allocations of a `Task` are freed while still fresh
+/// instead of after the grace, when freeing them scattered over a heap in use made every
+/// allocation of the server slower (the allocator's bins fragment; measured: 40 µs a call).
+enum Body {
+    Running(Task),
+    Finished {
+        id: String,
+        context_id: String,
+        status: TaskStatus,
+        json: Box<[u8]>,
+    },
+}
+
+impl Entry {
+    fn new(task: Task, version: TaskVersion) -> Entry {
+        let body = match task.status.state.is_terminal() {
+            true => match serde_json::to_vec(&task) {
+                Ok(json) => Body::Finished {
+                    id: task.id,
+                    context_id: task.context_id,
+                    status: task.status,
+                    json: json.into_boxed_slice(),
+                },
+                // Every task serializes (the durable store keeps them so); if one did not, it
+                // is kept as it is.
+                Err(_) => Body::Running(task),
+            },
+            false => Body::Running(task),
+        };
+        Entry { version, body }
+    }
+
+    fn status(&self) -> &TaskStatus {
+        match &self.body {
+            Body::Running(task) => &task.status,
+            Body::Finished { status, .. } => status,
+        }
+    }
+
+    fn context_id(&self) -> &str {
+        match &self.body {
+            Body::Running(task) => &task.context_id,
+            Body::Finished { context_id, .. } => context_id,
+        }
+    }
+
+    fn id(&self) -> &str {
+        match &self.body {
+            Body::Running(task) => &task.id,
+            Body::Finished { id, .. } => id,
+        }
+    }
+
+    fn task(&self) -> Result<Task, A2AError> {
+        match &self.body {
+            Body::Running(task) => Ok(task.clone()),
+            Body::Finished { json, .. } => serde_json::from_slice(json).map_err(|e| {
+                A2AError::internal(format!("a finished task kept in memory is unreadable: {e}"))
+            }),
+        }
+    }
 }
 
 impl MemoryTaskStore {
@@ -172,9 +236,7 @@ impl TaskStore for MemoryTaskStore {
         if task.status.state.is_terminal() {
             state.finished(&task.id);
         }
-        state
-            .tasks
-            .insert(task.id.clone(), Entry { task, version: 1 });
+        state.tasks.insert(task.id.clone(), Entry::new(task, 1));
         drop(state);
         // A task created finished may be over the limits at once.
         drop(self.pruned());
@@ -187,19 +249,20 @@ impl TaskStore for MemoryTaskStore {
             .tasks
             .get_mut(&task.id)
             .ok_or_else(|| A2AError::task_not_found(&task.id))?;
-        let was_finished = entry.task.status.state.is_terminal();
-        if was_finished && entry.task.status.state != task.status.state {
+        let was_finished = entry.status().state.is_terminal();
+        if was_finished && entry.status().state != task.status.state {
             return Err(A2AError::invalid_request(format!(
                 "task {} is in terminal state {:?} and cannot transition to {:?}",
-                task.id, entry.task.status.state, task.status.state
+                task.id,
+                entry.status().state,
+                task.status.state
             )));
         }
         let finishes = !was_finished && task.status.state.is_terminal();
-        entry.version += 1;
-        entry.task = task;
+        let id = finishes.then(|| task.id.clone());
+        *entry = Entry::new(task, entry.version + 1);
         let version = entry.version;
-        if finishes {
-            let id = entry.task.id.clone();
+        if let Some(id) = id {
             state.finished(&id);
             drop(state);
             drop(self.pruned());
@@ -208,27 +271,36 @@ impl TaskStore for MemoryTaskStore {
     }
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
-        Ok(self.pruned().tasks.get(task_id).map(|e| e.task.clone()))
+        self.pruned()
+            .tasks
+            .get(task_id)
+            .map(Entry::task)
+            .transpose()
     }
 
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
-        let mut tasks: Vec<Task> = self
-            .pruned()
-            .tasks
-            .values()
-            .map(|e| &e.task)
-            .filter(|task| {
-                req.context_id
-                    .as_ref()
-                    .is_none_or(|c| task.context_id == *c)
-                    && req.status.as_ref().is_none_or(|s| task.status.state == *s)
-                    && req
-                        .status_timestamp_after
-                        .is_none_or(|after| task.status.timestamp.is_some_and(|time| time > after))
-            })
-            .cloned()
-            .collect();
-        tasks.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut tasks: Vec<Task> = {
+            let state = self.pruned();
+            let mut matching: Vec<&Entry> = state
+                .tasks
+                .values()
+                .filter(|entry| {
+                    let status = entry.status();
+                    req.context_id
+                        .as_ref()
+                        .is_none_or(|c| entry.context_id() == c)
+                        && req.status.as_ref().is_none_or(|s| status.state == *s)
+                        && req
+                            .status_timestamp_after
+                            .is_none_or(|after| status.timestamp.is_some_and(|time| time > after))
+                })
+                .collect();
+            matching.sort_by(|a, b| a.id().cmp(b.id()));
+            matching
+                .into_iter()
+                .map(Entry::task)
+                .collect::<Result<_, _>>()?
+        };
         let page_size = a2a_server::pagination::resolve_page_size(req.page_size);
         let start = match &req.page_token {
             Some(token) => token
@@ -264,13 +336,16 @@ impl TaskStore for MemoryTaskStore {
             .tasks
             .get_mut(task_id)
             .ok_or_else(|| A2AError::task_not_found(task_id))?;
-        if entry.task.status.state.is_terminal() {
+        let Body::Running(task) = &mut entry.body else {
+            return Err(A2AError::task_not_cancelable(task_id));
+        };
+        if task.status.state.is_terminal() {
             return Err(A2AError::task_not_cancelable(task_id));
         }
-        entry.version += 1;
-        entry.task.status.state = TaskState::Canceled;
-        entry.task.status.timestamp = Some(std::time::SystemTime::now().into());
-        let task = entry.task.clone();
+        task.status.state = TaskState::Canceled;
+        task.status.timestamp = Some(std::time::SystemTime::now().into());
+        let task = task.clone();
+        *entry = Entry::new(task.clone(), entry.version + 1);
         state.finished(task_id);
         drop(state);
         drop(self.pruned());
