@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use super::service::SyncPace;
+use super::pace::SyncPace;
 use super::{ApprovalHook, RetryPolicy};
 use crate::args::ToolArgs;
 use crate::context::{CallInfo, ToolContext};

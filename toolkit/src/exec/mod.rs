@@ -26,6 +26,7 @@ pub(crate) mod batch;
 mod guard;
 mod invocation;
 mod output;
+mod pace;
 mod retry;
 mod service;
 mod stack;
@@ -38,7 +39,7 @@ pub use invocation::{ExecSettings, ToolInvocation};
 pub use retry::RetryPolicy;
 pub use stack::BoxToolService;
 
-pub(crate) use service::SyncPace;
+pub(crate) use pace::SyncPace;
 pub(crate) use stack::{LayerFn, Stack, build_stack};
 
 use crate::error::ToolError;
