@@ -96,7 +96,6 @@ impl ToolInvocation {
         self.attempts.clone()
     }
 
-    /// Whether approval, time-limit and retry layers would all pass this call through.
     /// What the innermost service needs, taken out of the invocation (moved, not
     /// reference-counted again).
     pub(super) fn into_run(self) -> RunParts {
@@ -110,6 +109,7 @@ impl ToolInvocation {
         }
     }
 
+    /// Whether approval, time-limit and retry layers would all pass this call through.
     pub(crate) fn passes_through_middle_layers(&self) -> bool {
         let s = &*self.settings;
         !self.options.requires_approval
