@@ -126,6 +126,9 @@ pub mod a2a;
 pub mod agent;
 mod args;
 pub mod background;
+#[cfg(feature = "code")]
+#[cfg_attr(docsrs, doc(cfg(feature = "code")))]
+pub mod code;
 pub mod context;
 pub mod dialect;
 #[cfg(durable)]

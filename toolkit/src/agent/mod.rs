@@ -50,6 +50,8 @@ pub use external::RunOutcome;
 pub use info::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
 pub use resume_error::ResumeError;
+#[allow(unused_imports)]
+pub(crate) use resume::Decided;
 pub use search::ToolSearch;
 
 use std::collections::HashSet;

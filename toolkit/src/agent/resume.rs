@@ -163,7 +163,14 @@ impl ReActAgent {
 }
 
 /// Approves the calls decided before a run resumed, and no other.
-struct Decided(Arc<HashSet<Arc<str>>>);
+pub(crate) struct Decided(Arc<HashSet<Arc<str>>>);
+
+impl Decided {
+    /// Approve exactly `calls` (by call id).
+    pub(crate) fn new(calls: HashSet<Arc<str>>) -> Self {
+        Decided(Arc::new(calls))
+    }
+}
 
 impl ApprovalHook for Decided {
     fn review(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {

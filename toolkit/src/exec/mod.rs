@@ -34,6 +34,8 @@ pub(crate) mod timeout;
 pub(crate) mod trace;
 
 pub(crate) use approval::denied;
+#[allow(unused_imports)]
+pub(crate) use output::truncate_output;
 pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 pub use invocation::{ExecSettings, ToolInvocation};
 pub use retry::RetryPolicy;

@@ -266,6 +266,12 @@ impl Toolkit {
         fixed.chain(dynamic).collect()
     }
 
+    /// The toolkit's result budget: the longest output handed to the model, in bytes
+    /// ([`ToolkitBuilder::max_output_bytes`]).
+    pub fn max_output_bytes(&self) -> usize {
+        self.inner.exec_base.max_output_bytes
+    }
+
     /// Whether this scope has deferred tools not found yet.
     pub fn has_deferred(&self) -> bool {
         self.snapshot().deferred().len() > 0
