@@ -12,6 +12,8 @@ use serde::Serialize;
 pub struct Effects {
     pub charges: AtomicUsize,
     pub lookups: AtomicUsize,
+    /// Opened by a test to let `wait_gate` return.
+    pub gate: tokio::sync::Notify,
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -36,6 +38,13 @@ pub async fn charge(customer: String, cents: i64, #[ctx] effects: Ctx<Effects>) 
     }
     let n = effects.charges.fetch_add(1, Ordering::SeqCst) + 1;
     Ok(format!("charge #{n}: {customer} {cents}"))
+}
+
+/// Wait until the test opens the gate.
+#[tool]
+pub async fn wait_gate(#[ctx] effects: Ctx<Effects>) -> String {
+    effects.gate.notified().await;
+    "open".into()
 }
 
 /// Send a message with the account's key (hidden: bound at registration).
@@ -63,6 +72,7 @@ pub fn toolkit(effects: Arc<Effects>) -> Toolkit {
         .register(Charge)
         .register(Send)
         .preset("api_key", "k-123")
+        .register(WaitGate)
         .register(DeleteRecord)
         .register(FindInvoices)
         .group("weather", "Forecasts")

@@ -107,7 +107,7 @@ async fn switched_off_tools_are_refused_from_code() {
             &toolkit,
             "q",
             r#"const first = await tools.forecast({ city: "Oslo" });
-               await tools.charge({ customer: "x", cents: 1 });
+               await tools.wait_gate();
                try { await tools.forecast({ city: "Rome" }); return "ran"; } catch (e) { return e.kind; }"#,
             &ctx,
         );
@@ -117,6 +117,7 @@ async fn switched_off_tools_are_refused_from_code() {
             tokio::task::yield_now().await;
         }
         toolkit.set_group_active("weather", false).unwrap();
+        effects.gate.notify_one();
     };
     let (result, ()) = tokio::join!(switching, toggler);
     assert_eq!(ok(&result), "unavailable");
