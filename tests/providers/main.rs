@@ -5,6 +5,7 @@
 mod anthropic;
 mod catalogs;
 mod errors;
+mod hosted_code;
 mod openai;
 mod responses;
 mod support;

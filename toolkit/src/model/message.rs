@@ -102,9 +102,10 @@ impl ToolChange {
 
 /// A provider's own items of one assistant turn, kept so that the next request to the same
 /// provider can send them back unchanged: OpenAI Responses reasoning items (with their
-/// encrypted content) and `tool_search_call`s, Anthropic `server_tool_use` and
-/// `tool_search_tool_result` blocks. Another provider reads the message's `content` and
-/// `tool_calls` instead.
+/// encrypted content), `tool_search_call`s, and the `program` / `program_output` items of its
+/// programmatic tool calling; Anthropic `server_tool_use`, `tool_search_tool_result` and code
+/// execution result blocks. Calls a hosted program made keep their `caller` here. Another
+/// provider reads the message's `content` and `tool_calls` instead.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct NativeItems {
@@ -113,6 +114,13 @@ pub struct NativeItems {
     pub provider: String,
     /// The items, in the order the provider sent them, calls included.
     pub items: Vec<serde_json::Value>,
+    /// The container the provider's hosted code ran in during this turn, as it described it
+    /// (Anthropic: `{"id": "container_…", "expires_at": "…"}`). A later request of the
+    /// conversation that asks for hosted code
+    /// ([`ChatRequest::hosted_code`](crate::model::ChatRequest::hosted_code)) names the last
+    /// one, so that a stored conversation goes on in the same container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<serde_json::Value>,
 }
 
 impl NativeItems {
@@ -121,7 +129,35 @@ impl NativeItems {
         NativeItems {
             provider: provider.into(),
             items,
+            container: None,
         }
+    }
+
+    /// The id of the hosted program that made the call `call_id` of this turn, from the
+    /// call's `caller`: an OpenAI Responses `function_call` with
+    /// `"caller": {"type": "program", "caller_id": ..}` (the program item's `call_id`), an
+    /// Anthropic `tool_use` block with `"caller": {"type": "code_execution_…", "tool_id": ..}`
+    /// (the code execution's `server_tool_use` id). `None` for a direct call or an unknown id.
+    fn program_of(&self, call_id: &str) -> Option<&str> {
+        let (kind, id_key, caller_key) = match self.provider.as_str() {
+            "openai-responses" => ("function_call", "call_id", "caller_id"),
+            "anthropic" => ("tool_use", "id", "tool_id"),
+            _ => return None,
+        };
+        let item = self.items.iter().find(|item| {
+            item.get("type").and_then(serde_json::Value::as_str) == Some(kind)
+                && item.get(id_key).and_then(serde_json::Value::as_str) == Some(call_id)
+        })?;
+        let caller = item.get("caller")?;
+        let caller_type = caller.get("type")?.as_str()?;
+        let from_program = match kind {
+            "function_call" => caller_type == "program",
+            _ => caller_type.starts_with("code_execution_"),
+        };
+        if !from_program {
+            return None;
+        }
+        caller.get(caller_key)?.as_str()
     }
 }
 
@@ -203,6 +239,35 @@ impl Message {
             name: Some(name.into()),
             ..Self::new(Role::Tool, content)
         }
+    }
+
+    /// For an assistant message: the id of the program that made its call `call_id`, when a
+    /// program the provider ran made it ([`ChatRequest::hosted_code`]); `None` for a call the
+    /// model made directly, or an id that is not one of the message's calls. The id is the
+    /// provider's: the `call_id` of an OpenAI Responses `program` item, the id of an Anthropic
+    /// code execution (`srvtoolu_…`). Such a call is answered like any other.
+    ///
+    /// ```
+    /// use agent_toolkit::model::{Message, NativeItems};
+    /// use agent_toolkit::ToolCall;
+    /// use serde_json::json;
+    ///
+    /// let mut turn = Message::assistant("", vec![ToolCall::new("call_1", "add", r#"{"a":1}"#)]);
+    /// turn.native = Some(Box::new(NativeItems::new("openai-responses", vec![
+    ///     json!({"type": "program", "call_id": "prog_1", "code": "..", "fingerprint": "f"}),
+    ///     json!({"type": "function_call", "call_id": "call_1", "name": "add",
+    ///            "arguments": "{\"a\":1}", "caller": {"type": "program", "caller_id": "prog_1"}}),
+    /// ])));
+    /// assert_eq!(turn.program_of("call_1"), Some("prog_1"));
+    /// assert_eq!(turn.program_of("call_2"), None);
+    /// ```
+    ///
+    /// [`ChatRequest::hosted_code`]: crate::model::ChatRequest::hosted_code
+    pub fn program_of(&self, call_id: &str) -> Option<&str> {
+        if !self.tool_calls.iter().any(|call| &*call.id == call_id) {
+            return None;
+        }
+        self.native.as_ref()?.program_of(call_id)
     }
 
     /// [`tool`](Self::tool) for a call that failed; `content` says why, for the model.

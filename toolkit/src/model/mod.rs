@@ -100,15 +100,16 @@ pub trait ChatModel: Send + Sync + 'static {
         "model"
     }
 
-    /// What the provider offers for large and changing tool lists. None by default: the agent
-    /// then searches deferred tools itself and sends the current tool list every turn.
+    /// What the provider offers for large and changing tool lists, and whether it runs
+    /// programs that call tools. None by default: the agent then searches deferred tools
+    /// itself, sends the current tool list every turn, and asks for no hosted programs.
     fn tool_features(&self) -> ToolFeatures {
         ToolFeatures::default()
     }
 }
 
-/// What a model's provider offers for large and changing tool lists; an agent uses each
-/// feature the model has unless told otherwise.
+/// What a model's provider offers for large and changing tool lists, and for programs that
+/// call tools; an agent uses each feature the model has unless told otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ToolFeatures {
@@ -120,14 +121,21 @@ pub struct ToolFeatures {
     /// cached request prefix ([`ChatRequest::declared_tools`] and
     /// [`ToolChange`] messages).
     pub tool_changes: bool,
+    /// The provider runs programs the model writes, on its own side, and lets them call the
+    /// client's tools ([`ChatRequest::hosted_code`]): OpenAI Responses' programmatic tool
+    /// calling, Anthropic's code execution tool. A call made by a program comes back as an
+    /// ordinary [`ToolCall`](crate::ToolCall), answered like any other;
+    /// [`Message::program_of`] says which program made it.
+    pub hosted_code: bool,
 }
 
 impl ToolFeatures {
-    /// Both features.
+    /// Every feature.
     pub fn all() -> Self {
         ToolFeatures {
             native_search: true,
             tool_changes: true,
+            hosted_code: true,
         }
     }
 
@@ -140,6 +148,12 @@ impl ToolFeatures {
     /// The same features with [`tool_changes`](Self::tool_changes) set to `on`.
     pub fn with_tool_changes(mut self, on: bool) -> Self {
         self.tool_changes = on;
+        self
+    }
+
+    /// The same features with [`hosted_code`](Self::hosted_code) set to `on`.
+    pub fn with_hosted_code(mut self, on: bool) -> Self {
+        self.hosted_code = on;
         self
     }
 }

@@ -102,6 +102,23 @@ pub struct ChatRequest {
     /// ([`ToolFeatures::tool_changes`](crate::model::ToolFeatures)); a provider that cannot
     /// use it sends `tools`.
     pub declared_tools: Option<Vec<ToolDefinition>>,
+    /// Whether the provider may run programs the model writes, on its side, that call the
+    /// client's tools (`tools`, and the deferred and declared ones): OpenAI Responses'
+    /// programmatic tool calling, Anthropic's code execution tool. The provider then declares
+    /// its code tool, lets every client tool be called by a program as well as directly
+    /// (`allowed_callers`), and, on Anthropic, runs the program in the container the
+    /// conversation's last program ran in ([`NativeItems::container`]).
+    ///
+    /// A call made by a program arrives as an ordinary [`ToolCall`](crate::ToolCall) of the
+    /// assistant message and is answered by a tool message like any other;
+    /// [`Message::program_of`] tells it apart. The provider's own items (the program, its
+    /// output, the code execution blocks) travel in [`Message::native`] and go back
+    /// unchanged. Set it only for models with
+    /// [`ToolFeatures::hosted_code`](crate::model::ToolFeatures::hosted_code); other providers
+    /// ignore it. Off by default, and a request without it is the same as before it existed.
+    ///
+    /// [`NativeItems::container`]: crate::model::NativeItems::container
+    pub hosted_code: bool,
 }
 
 /// A tool the model may find with the provider's tool search, and the group it belongs to
@@ -160,6 +177,13 @@ impl ChatRequest {
     /// [`declared_tools`](Self::declared_tools)).
     pub fn with_declared_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
         self.declared_tools = Some(tools);
+        self
+    }
+
+    /// The same request letting (or not) the provider run programs that call the tools (see
+    /// [`hosted_code`](Self::hosted_code)).
+    pub fn with_hosted_code(mut self, on: bool) -> Self {
+        self.hosted_code = on;
         self
     }
 

@@ -16,6 +16,16 @@
 //! tool that joins later declared deferred after them, and says where tools came and went
 //! with `tool_addition` / `tool_removal` blocks in a `system` message (beta
 //! `mid-conversation-tool-changes-2026-07-01`), so the cached prefix is not rewritten.
+//!
+//! Hosted code ([`ChatRequest::hosted_code`]): the request declares the code execution tool
+//! (`code_execution_20250825`) and every client tool with
+//! `allowed_callers: ["direct", "code_execution_20250825"]`. Calls the model's code makes are
+//! `tool_use` blocks with `caller: {"type": "code_execution_…", "tool_id": "srvtoolu_…"}`,
+//! read as ordinary [`ToolCall`]s and answered with `tool_result` blocks; the blocks go back
+//! unchanged, callers included ([`NativeItems`]), and so do the `server_tool_use` and code
+//! execution result blocks. The response's `container` is kept with the assistant message
+//! ([`NativeItems::container`]) and its id sent as the next requests' `container`, so the code
+//! goes on in the same container.
 
 use std::collections::HashSet;
 
@@ -36,6 +46,8 @@ use crate::endpoint::Secret;
 use crate::tool::{ToolCall, ToolDefinition};
 
 mod stream;
+#[cfg(test)]
+mod tests;
 
 use stream::StreamState;
 
@@ -45,6 +57,9 @@ const API_VERSION: &str = "2023-06-01";
 const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// The beta that lets a conversation change its tools without rewriting the cached prefix.
 const TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
+/// The code execution tool declared for [`ChatRequest::hosted_code`], and the caller its
+/// programs' calls name (in `allowed_callers` and in a `tool_use` block's `caller`).
+const CODE_TOOL: &str = "code_execution_20250825";
 /// What [`NativeItems::provider`] says for blocks written by this provider.
 pub(crate) const PROVIDER: &str = "anthropic";
 
@@ -107,8 +122,8 @@ impl AnthropicMessagesBuilder {
         self
     }
 
-    /// What the agent may use of this endpoint's features for large tool lists. Default:
-    /// both ([`ToolFeatures::all`]) for Anthropic's own API, none for another
+    /// What the agent may use of this endpoint's features for large tool lists and hosted
+    /// code. Default: every one ([`ToolFeatures::all`]) for Anthropic's own API, none for another
     /// [`base_url`](Self::base_url) (a compatible server or a proxy to a local model), whose
     /// support is unknown.
     pub fn tool_features(mut self, features: ToolFeatures) -> Self {
@@ -216,13 +231,15 @@ impl AnthropicMessages {
             tool_changes: request.declared_tools.is_some(),
         };
         let (system, messages) = history.messages(&plain_history(&request.messages));
+        let code = request.hosted_code;
+        let has_tools = !tools.is_empty() || code;
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert(
             "max_tokens".into(),
             json!(request.options.max_tokens.unwrap_or(self.max_tokens)),
         );
-        if !tools.is_empty() {
+        if has_tools {
             let mut wire: Vec<Value> = tools
                 .iter()
                 .map(|(def, deferred)| {
@@ -230,6 +247,9 @@ impl AnthropicMessages {
                     let mut tool = Dialect::Anthropic.render(def, name);
                     if *deferred {
                         tool["defer_loading"] = json!(true);
+                    }
+                    if code {
+                        tool["allowed_callers"] = json!(["direct", CODE_TOOL]);
                     }
                     tool
                 })
@@ -247,6 +267,9 @@ impl AnthropicMessages {
                 // Declared in `tool_list`, as an ordinary tool.
                 AnthropicToolSearch::Client => {}
             }
+            if code {
+                wire.push(json!({"type": CODE_TOOL, "name": "code_execution"}));
+            }
             body.insert("tools".into(), Value::Array(wire));
         }
         if !system.is_empty() {
@@ -255,11 +278,14 @@ impl AnthropicMessages {
         // Everything that may change from one request of a conversation to the next comes
         // after the messages, so the bytes before the newest messages stay the same.
         body.insert("messages".into(), Value::Array(messages));
-        if !tools.is_empty() {
+        if has_tools {
             body.insert(
                 "tool_choice".into(),
                 tool_choice(&request.tool_choice, request.parallel_tool_calls, &names),
             );
+        }
+        if code && let Some(container) = last_container(&request.messages) {
+            body.insert("container".into(), json!(container));
         }
         if let Some(t) = request.options.temperature {
             body.insert("temperature".into(), http::temperature(t));
@@ -481,19 +507,87 @@ fn replayed(message: &Message) -> Option<Vec<Value>> {
     (ids == calls).then(|| native.items.clone())
 }
 
+/// The id of the container the conversation's hosted code last ran in
+/// ([`NativeItems::container`] of the last assistant message that has one).
+fn last_container(messages: &[Message]) -> Option<&str> {
+    messages
+        .iter()
+        .rev()
+        .filter_map(|m| m.native.as_ref().filter(|n| n.provider == PROVIDER))
+        .find_map(|n| n.container.as_ref()?.get("id")?.as_str())
+}
+
 /// The blocks of a response worth keeping to send back: all of them, when any is of a kind
-/// the message's text and calls cannot say again (server tool blocks, thinking).
-pub(super) fn native_items(blocks: Vec<Value>) -> Option<Box<NativeItems>> {
-    let plain = |b: &Value| {
-        matches!(
-            b.get("type").and_then(Value::as_str),
-            Some("text" | "tool_use")
-        )
+/// the message's text and calls cannot say again (server tool blocks, thinking, a call made
+/// by hosted code, which goes back with its `caller`), or when the response names the
+/// container its hosted code ran in.
+pub(super) fn native_items(
+    blocks: Vec<Value>,
+    container: Option<Value>,
+) -> Option<Box<NativeItems>> {
+    let plain = |b: &Value| match b.get("type").and_then(Value::as_str) {
+        Some("text") => true,
+        Some("tool_use") => b
+            .get("caller")
+            .is_none_or(|c| c.is_null() || c.get("type") == Some(&json!("direct"))),
+        _ => false,
     };
-    if blocks.iter().all(plain) {
+    if container.is_none() && blocks.iter().all(plain) {
         return None;
     }
-    Some(Box::new(NativeItems::new(PROVIDER, blocks)))
+    let mut native = NativeItems::new(PROVIDER, blocks);
+    native.container = container;
+    Some(Box::new(native))
+}
+
+/// The `container` of a response (or of a stream's `message_start` or `message_delta`):
+/// `{"id", "expires_at"}` when hosted code ran, absent or `null` otherwise.
+pub(super) fn read_container(
+    what: &str,
+    container: Option<Value>,
+) -> Result<Option<Value>, ModelError> {
+    match container {
+        None | Some(Value::Null) => Ok(None),
+        Some(container)
+            if container
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| !id.is_empty()) =>
+        {
+            Ok(Some(container))
+        }
+        Some(other) => Err(ModelError::Malformed(format!(
+            "{what} names a container without an id: {}",
+            http::clip(&other.to_string())
+        ))),
+    }
+}
+
+/// Checks the `caller` of a `tool_use` block: absent, `{"type": "direct"}`, or
+/// `{"type": "code_execution_…", "tool_id": "srvtoolu_…"}` for a call made by hosted code
+/// ([`ChatRequest::hosted_code`]). The call is an ordinary [`ToolCall`]; the block, caller
+/// included, goes back unchanged.
+pub(super) fn check_caller(what: &str, block: &Value) -> Result<(), ModelError> {
+    let caller = match block.get("caller") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(caller) => caller,
+    };
+    let valid = match caller.get("type").and_then(Value::as_str) {
+        Some("direct") => true,
+        Some(kind) if kind.starts_with("code_execution_") => caller
+            .get("tool_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.is_empty()),
+        _ => false,
+    };
+    if valid {
+        return Ok(());
+    }
+    Err(ModelError::Malformed(format!(
+        "{what} is a tool_use block with a caller that is neither `direct` nor a code \
+         execution with a `tool_id`: {}",
+        http::clip(&caller.to_string())
+    )))
 }
 
 fn last_blocks(wire: &mut [Value]) -> Option<&mut Vec<Value>> {
@@ -527,6 +621,8 @@ fn tool_choice(choice: &ToolChoice, parallel: bool, names: &NameMap) -> Value {
 #[derive(Deserialize)]
 struct WireMessage {
     content: Vec<Value>,
+    #[serde(default)]
+    container: Option<Value>,
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
@@ -571,15 +667,17 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
         match block {
             WireBlock::Text { text: part } => text.push_str(&part),
             WireBlock::ToolUse { id, name, input } => {
+                check_caller(&format!("content block #{n} of the message"), raw)?;
                 let arguments = input.unwrap_or_else(|| json!({})).to_string();
                 calls.push(call(id, &name, arguments, names));
             }
             WireBlock::Other => {}
         }
     }
+    let container = read_container("the message", message.container)?;
     let usage = message.usage.unwrap_or_default();
     let mut reply = Message::assistant(text, calls);
-    reply.native = native_items(message.content);
+    reply.native = native_items(message.content, container);
     Ok(ChatResponse {
         message: reply,
         usage: Usage {

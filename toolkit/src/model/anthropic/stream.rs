@@ -9,7 +9,7 @@ use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{WireBlock, WireUsage, call, native_items, stop_reason};
+use super::{WireBlock, WireUsage, call, check_caller, native_items, read_container, stop_reason};
 use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
 use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
@@ -49,6 +49,8 @@ enum WireEvent {
 struct WireStart {
     #[serde(default)]
     usage: Option<WireUsage>,
+    #[serde(default)]
+    container: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -75,6 +77,9 @@ enum WireDelta {
 struct WireStop {
     #[serde(default)]
     stop_reason: Option<String>,
+    /// The container hosted code ran in, when it ran.
+    #[serde(default)]
+    container: Option<Value>,
 }
 
 /// A `tool_use` block being streamed.
@@ -137,6 +142,8 @@ pub(super) struct StreamState {
     calls: BTreeMap<usize, PartialCall>,
     raw: BTreeMap<usize, RawBlock>,
     stop_reason: Option<String>,
+    /// The container hosted code ran in: from `message_start`, or a later `message_delta`.
+    container: Option<Value>,
     usage: Usage,
     events: usize,
 }
@@ -149,6 +156,7 @@ impl StreamState {
             calls: BTreeMap::new(),
             raw: BTreeMap::new(),
             stop_reason: None,
+            container: None,
             usage: Usage::default(),
             events: 0,
         }
@@ -182,7 +190,7 @@ impl StreamState {
             .map(RawBlock::finish)
             .collect();
         let mut message = Message::assistant(std::mem::take(&mut self.text), calls);
-        message.native = native_items(blocks);
+        message.native = native_items(blocks, self.container.take());
         out.push(ChatEvent::Done(ChatResponse {
             message,
             usage: self.usage,
@@ -205,13 +213,21 @@ impl StreamAssembler for StreamState {
             return Err(stream_error(data.get("error").cloned().unwrap_or(data)));
         }
         match http::parse_json::<WireEvent>(&what, event.data.as_bytes())? {
-            WireEvent::MessageStart { message } => self.update_usage(message.usage),
+            WireEvent::MessageStart { message } => {
+                self.update_usage(message.usage);
+                if let Some(container) = read_container(&what, message.container)? {
+                    self.container = Some(container);
+                }
+            }
             WireEvent::ContentBlockStart {
                 index,
                 content_block,
             } => {
                 let block: WireBlock = serde_json::from_value(content_block.clone())
                     .map_err(|e| ModelError::Malformed(format!("{what}: {e}")))?;
+                if matches!(block, WireBlock::ToolUse { .. }) {
+                    check_caller(&format!("{what}: block {index}"), &content_block)?;
+                }
                 self.raw.insert(
                     index,
                     RawBlock {
@@ -286,6 +302,9 @@ impl StreamAssembler for StreamState {
             WireEvent::MessageDelta { delta, usage } => {
                 if delta.stop_reason.is_some() {
                     self.stop_reason = delta.stop_reason;
+                }
+                if let Some(container) = read_container(&what, delta.container)? {
+                    self.container = Some(container);
                 }
                 self.update_usage(usage);
             }

@@ -30,6 +30,16 @@
 //!   items where the change happened. The body's keys are written in a fixed order with
 //!   everything that varies between turns after `input`, so that the bytes before the new
 //!   input items stay the same from one turn to the next.
+//!
+//! Programs ([`ChatRequest::hosted_code`], [`ToolFeatures::hosted_code`]): the request declares
+//! `{"type":"programmatic_tool_calling"}` and every function tool with
+//! `allowed_callers: ["direct","programmatic"]`. The model may then write a JavaScript
+//! `program` item that OpenAI runs; the program's calls of our tools are `function_call`
+//! items with `caller: {"type":"program","caller_id":<the program's call_id>}`, read as
+//! ordinary [`ToolCall`]s and answered with `function_call_output` items, and the program ends
+//! with a `program_output` item. The `program` and `program_output` items are kept in
+//! [`Message::native`] and sent back whole (their ids and the program's `fingerprint`
+//! included); [`Message::program_of`] names a call's program.
 
 use std::collections::HashSet;
 
@@ -51,6 +61,8 @@ use crate::model::{
 use crate::tool::{ToolCall, ToolDefinition};
 
 mod stream;
+#[cfg(test)]
+mod tests;
 
 use stream::ResponsesStream;
 
@@ -64,6 +76,10 @@ pub(crate) const PROVIDER: &str = "openai-responses";
 /// The name of the [`ToolCall`] a client-side `tool_search_call` becomes: the agent's own
 /// search tool answers it.
 pub(crate) const SEARCH_TOOL_NAME: &str = "search_tools";
+
+/// The type of the tool that lets the model write programs calling the function tools
+/// ([`ChatRequest::hosted_code`]).
+const PROGRAM_TOOL: &str = "programmatic_tool_calling";
 
 /// Who runs the `tool_search` tool sent with deferred tools.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -212,9 +228,10 @@ impl OpenAiResponsesBuilder {
         self
     }
 
-    /// What [`ChatModel::tool_features`] reports (default: both, [`ToolFeatures::all`]); for
-    /// a compatible server that has no tool search or no `allowed_tools`/`additional_tools`,
-    /// so that an agent does without them.
+    /// What [`ChatModel::tool_features`] reports (default: every feature,
+    /// [`ToolFeatures::all`]); for a compatible server that has no tool search, no
+    /// `allowed_tools`/`additional_tools` or no programmatic tool calling, so that an agent
+    /// does without them.
     pub fn tool_features(mut self, features: ToolFeatures) -> Self {
         self.features = Some(features);
         self
@@ -272,10 +289,14 @@ impl OpenAiResponses {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         let function_tools = request.declared_tools.as_deref().unwrap_or(&request.tools);
+        let code = request.hosted_code;
         let mut tools: Vec<Value> = function_tools
             .iter()
-            .map(|def| function_tool(self.dialect, def, &names, false))
+            .map(|def| function_tool(self.dialect, def, &names, false, code))
             .collect();
+        if code {
+            tools.push(json!({"type": PROGRAM_TOOL}));
+        }
         let searching = !request.deferred_tools.is_empty();
         if searching {
             tools.push(self.tool_search.tool());
@@ -283,6 +304,7 @@ impl OpenAiResponses {
                 self.dialect,
                 &request.deferred_tools,
                 &names,
+                code,
             ));
         }
         let has_tools = !tools.is_empty();
@@ -435,8 +457,15 @@ fn normalize(dialect: Dialect, request: &ChatRequest, response: &mut ChatRespons
     }
 }
 
-/// A function tool as Responses wants it: flat, with an explicit `strict`.
-fn function_tool(dialect: Dialect, def: &ToolDefinition, names: &NameMap, deferred: bool) -> Value {
+/// A function tool as Responses wants it: flat, with an explicit `strict`; with
+/// `programmatic`, callable from the model's programs as well as directly.
+fn function_tool(
+    dialect: Dialect,
+    def: &ToolDefinition,
+    names: &NameMap,
+    deferred: bool,
+    programmatic: bool,
+) -> Value {
     let wire = wire_name(names, def.name());
     let mut rendered = dialect.render(def, &wire);
     let function = rendered.get_mut("function").map(Value::take);
@@ -454,17 +483,25 @@ fn function_tool(dialect: Dialect, def: &ToolDefinition, names: &NameMap, deferr
     if deferred {
         tool.insert("defer_loading".into(), json!(true));
     }
+    if programmatic {
+        tool.insert("allowed_callers".into(), json!(["direct", "programmatic"]));
+    }
     Value::Object(tool)
 }
 
 /// Deferred tools: those of a group inside one `namespace` per group, the others alone, in
 /// the order each group or tool first appears.
-fn deferred_tools(dialect: Dialect, deferred: &[DeferredTool], names: &NameMap) -> Vec<Value> {
+fn deferred_tools(
+    dialect: Dialect,
+    deferred: &[DeferredTool],
+    names: &NameMap,
+    programmatic: bool,
+) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     // Group name → the index of its namespace in `out`.
     let mut namespaces: Vec<(&str, usize)> = Vec::new();
     for tool in deferred {
-        let function = function_tool(dialect, &tool.definition, names, true);
+        let function = function_tool(dialect, &tool.definition, names, true, programmatic);
         let Some(group) = &tool.group else {
             out.push(function);
             continue;
@@ -491,7 +528,8 @@ fn deferred_tools(dialect: Dialect, deferred: &[DeferredTool], names: &NameMap) 
 
 /// The `tool_choice`. With a declared tool list that is not what may be called now, the
 /// callable tools are named in an `allowed_tools` choice instead of changing `tools`; the
-/// tool search and the deferred tools stay allowed.
+/// tool search, the deferred tools and the programs ([`ChatRequest::hosted_code`]) stay
+/// allowed.
 fn tool_choice(request: &ChatRequest, names: &NameMap, searching: bool) -> Value {
     let restricted = request.declared_tools.as_ref().is_some_and(|declared| {
         let declared: HashSet<&str> = declared.iter().map(ToolDefinition::name).collect();
@@ -518,6 +556,9 @@ fn tool_choice(request: &ChatRequest, names: &NameMap, searching: bool) -> Value
         .collect();
     if searching {
         allowed.push(json!({"type": "tool_search"}));
+    }
+    if request.hosted_code {
+        allowed.push(json!({"type": PROGRAM_TOOL}));
     }
     if allowed.is_empty() {
         // Nothing may be called now; an empty `allowed_tools` is not a valid choice.
@@ -559,7 +600,7 @@ fn input(
                         .added
                         .iter()
                         .filter(|def| given.insert(def.name()))
-                        .map(|def| function_tool(dialect, def, names, false))
+                        .map(|def| function_tool(dialect, def, names, false, request.hosted_code))
                         .collect();
                     if !tools.is_empty() {
                         out.push(json!({
@@ -660,9 +701,15 @@ fn replayable(message: &Message) -> Option<&[Value]> {
 }
 
 /// An output item sent back as input, unchanged but for the server's item id: nothing is
-/// stored (`store: false`), so the id names nothing the server could find.
+/// stored (`store: false`), so the id names nothing the server could find. A `program` or
+/// `program_output` item goes back whole, its id and `fingerprint` included: the API's replay
+/// items require them.
 fn replayed(item: &Value) -> Value {
     let mut item = item.clone();
+    let kind = item.get("type").and_then(Value::as_str);
+    if matches!(kind, Some("program" | "program_output")) {
+        return item;
+    }
     if let Some(fields) = item.as_object_mut() {
         fields.remove("id");
     }
@@ -688,7 +735,7 @@ fn search_output(
             if found.is_none() {
                 tracing::debug!(tool = %name, "a tool search found a tool that is not deferred");
             }
-            found.map(|d| function_tool(dialect, &d.definition, names, true))
+            found.map(|d| function_tool(dialect, &d.definition, names, true, request.hosted_code))
         })
         .collect();
     json!({
@@ -800,8 +847,23 @@ fn read_items(items: &mut [Value], names: &NameMap) -> Result<(String, Vec<ToolC
                     // Some servers send the object itself.
                     Some(object) => object.to_string(),
                 };
+                check_caller(index, item)?;
                 let id = ensure_call_id(item);
                 calls.push(finish_call(Some(id), &name, arguments, names));
+            }
+            // A program the provider runs ([`ChatRequest::hosted_code`]): its calls of our
+            // tools name it by its `call_id`, and it goes back as it came.
+            "program" => {
+                let has_id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| !id.is_empty());
+                if !has_id {
+                    return Err(ModelError::Malformed(format!(
+                        "output item #{index} is a program without a `call_id`: {}",
+                        http::clip(&item.to_string())
+                    )));
+                }
             }
             "tool_search_call"
                 if item.get("execution").and_then(Value::as_str) == Some("client") =>
@@ -814,11 +876,39 @@ fn read_items(items: &mut [Value], names: &NameMap) -> Result<(String, Vec<ToolC
                 let id = ensure_call_id(item);
                 calls.push(ToolCall::new(id, SEARCH_TOOL_NAME, arguments));
             }
-            // Reasoning, hosted tool search, and what comes later: kept for the replay only.
+            // Reasoning, hosted tool search, a program's output, and what comes later: kept for
+            // the replay only.
             _ => {}
         }
     }
     Ok((text, calls))
+}
+
+/// Checks the `caller` of a function call item: absent, `{"type": "direct"}`, or
+/// `{"type": "program", "caller_id": "<the program's call_id>"}` for a call made by a hosted
+/// program ([`ChatRequest::hosted_code`]). The call itself is an ordinary [`ToolCall`]; its
+/// caller stays in the item, which goes back unchanged.
+fn check_caller(index: usize, item: &Value) -> Result<(), ModelError> {
+    let caller = match item.get("caller") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(caller) => caller,
+    };
+    let valid = match caller.get("type").and_then(Value::as_str) {
+        Some("direct") => true,
+        Some("program") => caller
+            .get("caller_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.is_empty()),
+        _ => false,
+    };
+    if valid {
+        return Ok(());
+    }
+    Err(ModelError::Malformed(format!(
+        "output item #{index} is a function call with a caller that is neither `direct` nor a \
+         `program` with a `caller_id`: {}",
+        http::clip(&caller.to_string())
+    )))
 }
 
 /// The item's `call_id`, else its `id`, else a new one; written into the item when it had
