@@ -32,9 +32,16 @@ pub async fn forecast(city: String, #[ctx] effects: Ctx<Effects>) -> Json<Report
 
 /// Charge a customer (not idempotent).
 #[tool]
-pub async fn charge(customer: String, cents: i64, #[ctx] effects: Ctx<Effects>) -> Result<String, ToolError> {
+pub async fn charge(
+    customer: String,
+    cents: i64,
+    #[ctx] effects: Ctx<Effects>,
+) -> Result<String, ToolError> {
     if cents <= 0 {
-        return Err(ToolError::new(ToolErrorKind::Execution, format!("cannot charge {cents} cents")));
+        return Err(ToolError::new(
+            ToolErrorKind::Execution,
+            format!("cannot charge {cents} cents"),
+        ));
     }
     let n = effects.charges.fetch_add(1, Ordering::SeqCst) + 1;
     Ok(format!("charge #{n}: {customer} {cents}"))

@@ -32,7 +32,11 @@ async fn a_finished_program_runs_again_from_its_journal_without_calling_anything
     assert_eq!(tools, ["charge", "forecast", "forecast", "charge"]);
     let again = ok(&mode.run(&toolkit, "p1", PROGRAM, &ToolContext::new()).await);
     assert_eq!(first, again);
-    assert_eq!(effects.charges.load(Ordering::SeqCst), 2, "nothing ran again");
+    assert_eq!(
+        effects.charges.load(Ordering::SeqCst),
+        2,
+        "nothing ran again"
+    );
 }
 
 #[tokio::test]
@@ -57,13 +61,20 @@ async fn an_interrupted_program_replays_its_finished_calls_and_runs_the_rest() {
     let lookups = effects.lookups.load(Ordering::SeqCst);
     let resumed = ok(&mode.run(&toolkit, "p2", PROGRAM, &ToolContext::new()).await);
     // Same seed, same answers: the same result, with one new charge (the last) and no lookup.
-    let (a, b): (serde_json::Value, serde_json::Value) =
-        (serde_json::from_str(&first).unwrap(), serde_json::from_str(&resumed).unwrap());
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&first).unwrap(),
+        serde_json::from_str(&resumed).unwrap(),
+    );
     assert_eq!(a[0], b[0]);
     assert_eq!((&a[1], &a[2]), (&b[1], &b[2]));
     assert_eq!(effects.charges.load(Ordering::SeqCst), charges + 1);
     assert_eq!(effects.lookups.load(Ordering::SeqCst), lookups);
-    assert!(b[3].as_str().unwrap().ends_with(a[3].as_str().unwrap().rsplit(' ').next().unwrap()), "same random amount: {a} {b}");
+    assert!(
+        b[3].as_str()
+            .unwrap()
+            .ends_with(a[3].as_str().unwrap().rsplit(' ').next().unwrap()),
+        "same random amount: {a} {b}"
+    );
 }
 
 #[tokio::test]
@@ -80,20 +91,53 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_idempotent() {
         v.as_object_mut().unwrap().remove("finished");
         let entries = v["entries"].as_array_mut().unwrap();
         entries.truncate(keep);
-        entries.last_mut().unwrap().as_object_mut().unwrap().remove("outcome");
-        store.save(id, &serde_json::from_value(v).unwrap()).await.unwrap();
+        entries
+            .last_mut()
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove("outcome");
+        store
+            .save(id, &serde_json::from_value(v).unwrap())
+            .await
+            .unwrap();
     }
-    let (charges, lookups) = (effects.charges.load(Ordering::SeqCst), effects.lookups.load(Ordering::SeqCst));
-    ok(&mode.run(&toolkit, "forecasts", PROGRAM, &ToolContext::new()).await);
-    assert_eq!(effects.lookups.load(Ordering::SeqCst), lookups + 1, "the cut-off lookup ran again");
-    assert_eq!(effects.charges.load(Ordering::SeqCst), charges + 1, "only the last charge ran");
+    let (charges, lookups) = (
+        effects.charges.load(Ordering::SeqCst),
+        effects.lookups.load(Ordering::SeqCst),
+    );
+    ok(&mode
+        .run(&toolkit, "forecasts", PROGRAM, &ToolContext::new())
+        .await);
+    assert_eq!(
+        effects.lookups.load(Ordering::SeqCst),
+        lookups + 1,
+        "the cut-off lookup ran again"
+    );
+    assert_eq!(
+        effects.charges.load(Ordering::SeqCst),
+        charges + 1,
+        "only the last charge ran"
+    );
     let charges = effects.charges.load(Ordering::SeqCst);
-    let result = mode.run(&toolkit, "charge", PROGRAM, &ToolContext::new()).await;
+    let result = mode
+        .run(&toolkit, "charge", PROGRAM, &ToolContext::new())
+        .await;
     let message = err(&result);
-    assert!(message.contains("`charge` was running when the program was interrupted"), "{message}");
-    assert_eq!(effects.charges.load(Ordering::SeqCst), charges, "the cut-off charge did not run again");
+    assert!(
+        message.contains("`charge` was running when the program was interrupted"),
+        "{message}"
+    );
+    assert_eq!(
+        effects.charges.load(Ordering::SeqCst),
+        charges,
+        "the cut-off charge did not run again"
+    );
     let kept = store.load("charge").await.unwrap().unwrap();
-    assert!(matches!(kept.entries()[0].outcome, Some(Outcome::Error { .. })));
+    assert!(matches!(
+        kept.entries()[0].outcome,
+        Some(Outcome::Error { .. })
+    ));
 }
 
 #[tokio::test]
@@ -113,6 +157,8 @@ async fn a_program_that_diverges_from_its_journal_is_stopped() {
     assert!(message.contains("did not replay as journaled: call #0 was `forecast({\"city\":\"Paris\"})` in the journal but is `forecast({\"city\":\"Oslo\"})` now"), "{message}");
     assert_eq!(effects.charges.load(Ordering::SeqCst), 0);
     // Other code under a journaled id is refused before it runs.
-    let message = err(&mode.run(&toolkit, "p", "return 1;", &ToolContext::new()).await);
+    let message = err(&mode
+        .run(&toolkit, "p", "return 1;", &ToolContext::new())
+        .await);
     assert!(message.contains("journaled with other code"), "{message}");
 }

@@ -2,6 +2,7 @@
 //! toolkit's rules, their limits and escapes, the journal and replay, and agents that run
 //! programs (locally, paused at approvals and resumed in another process).
 
+mod agent;
 mod fixtures;
 mod journal;
 mod sandbox;

@@ -54,7 +54,10 @@ async fn a_failed_call_throws_a_tool_error_the_program_can_catch() {
         }
     "#)
     .await;
-    assert_eq!(ok(&result), "ToolError charge execution: cannot charge -5 cents");
+    assert_eq!(
+        ok(&result),
+        "ToolError charge execution: cannot charge -5 cents"
+    );
     assert_eq!(effects.charges.load(Ordering::SeqCst), 0);
 }
 
@@ -62,7 +65,10 @@ async fn a_failed_call_throws_a_tool_error_the_program_can_catch() {
 async fn an_uncaught_error_is_the_error_result_with_its_line() {
     let (result, _) = run("const x = 1;\nnull.field;\n").await;
     let message = err(&result);
-    assert!(message.starts_with("Execution: the program failed: TypeError"), "{message}");
+    assert!(
+        message.starts_with("Execution: the program failed: TypeError"),
+        "{message}"
+    );
     assert!(message.contains(":2"), "the line is named: {message}");
 }
 
@@ -70,7 +76,10 @@ async fn an_uncaught_error_is_the_error_result_with_its_line() {
 async fn a_syntax_error_is_an_argument_error() {
     let (result, _) = run("return (;").await;
     let message = err(&result);
-    assert!(message.starts_with("InvalidArguments: the program does not parse: SyntaxError"), "{message}");
+    assert!(
+        message.starts_with("InvalidArguments: the program does not parse: SyntaxError"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -88,7 +97,12 @@ async fn switched_off_tools_are_refused_from_code() {
     let toolkit = toolkit(effects.clone());
     toolkit.set_group_active("weather", false).unwrap();
     let code = CodeMode::new();
-    assert!(!code.definition(&toolkit).description().contains("forecast("));
+    assert!(
+        !code
+            .definition(&toolkit)
+            .description()
+            .contains("forecast(")
+    );
     let result = code
         .run(
             &toolkit,
@@ -142,7 +156,10 @@ async fn deferred_tools_are_found_by_search_then_callable() {
     let code = CodeMode::new();
     let description = code.definition(&toolkit).description().to_string();
     assert!(description.contains("search_tools("), "{description}");
-    assert!(!description.contains("find_invoices("), "deferred tools are not declared up front");
+    assert!(
+        !description.contains("find_invoices("),
+        "deferred tools are not declared up front"
+    );
     let result = code
         .run(
             &toolkit,
@@ -160,7 +177,12 @@ async fn deferred_tools_are_found_by_search_then_callable() {
         .await;
     let value: serde_json::Value = serde_json::from_str(&ok(&result)).unwrap();
     assert_eq!(value["before"], "unavailable");
-    assert!(value["signature"].as_str().unwrap().contains("find_invoices(args: { customer: string })"));
+    assert!(
+        value["signature"]
+            .as_str()
+            .unwrap()
+            .contains("find_invoices(args: { customer: string })")
+    );
     assert_eq!(value["invoices"], serde_json::json!([4, 42]));
 }
 
@@ -194,7 +216,10 @@ async fn printing_and_returning_nothing() {
     let (result, _) = run(r#"console.log("a", 1, {b: 2}); print([3]);"#).await;
     assert_eq!(ok(&result), "a 1 {\"b\":2}\n[3]");
     let (result, _) = run("const x = 1;").await;
-    assert_eq!(ok(&result), "(the program returned nothing and printed nothing)");
+    assert_eq!(
+        ok(&result),
+        "(the program returned nothing and printed nothing)"
+    );
 }
 
 #[tokio::test]

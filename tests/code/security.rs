@@ -19,9 +19,18 @@ async fn contained(code: &str) -> String {
         .memory_limit(32 << 20);
     let started = Instant::now();
     let result = mode.run(&toolkit, "evil", code, &ToolContext::new()).await;
-    assert!(started.elapsed() < Duration::from_secs(5), "the host waited {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the host waited {:?}",
+        started.elapsed()
+    );
     let after = mode
-        .run(&toolkit, "fine", r#"return (await tools.forecast({ city: "Oslo" })).city;"#, &ToolContext::new())
+        .run(
+            &toolkit,
+            "fine",
+            r#"return (await tools.forecast({ city: "Oslo" })).city;"#,
+            &ToolContext::new(),
+        )
         .await;
     assert_eq!(ok(&after), "Oslo");
     match &result.outcome {
@@ -33,13 +42,19 @@ async fn contained(code: &str) -> String {
 #[tokio::test]
 async fn an_endless_loop_is_stopped_by_the_cpu_limit() {
     let message = contained("while (true) {}").await;
-    assert!(message.starts_with("Timeout: the program used up its CPU time"), "{message}");
+    assert!(
+        message.starts_with("Timeout: the program used up its CPU time"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn an_endless_loop_that_catches_everything_is_still_stopped() {
     let message = contained("while (true) { try { for (;;) {} } catch (e) {} }").await;
-    assert!(message.starts_with("Timeout: the program used up its CPU time"), "{message}");
+    assert!(
+        message.starts_with("Timeout: the program used up its CPU time"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -53,7 +68,10 @@ async fn a_gigabyte_allocation_fails_within_the_memory_limit() {
 #[tokio::test]
 async fn deep_recursion_hits_the_stack_limit() {
     let message = contained("function f(n) { return f(n + 1) + 1; } return f(0);").await;
-    assert!(message.contains("recursed too deeply") || message.contains("stack"), "{message}");
+    assert!(
+        message.contains("recursed too deeply") || message.contains("stack"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -61,15 +79,30 @@ async fn import_is_not_available() {
     let message = contained("import fs from 'fs'; return 1;").await;
     assert!(message.contains("SyntaxError"), "{message}");
     let message = contained("const fs = await import('fs'); return fs;").await;
-    assert!(message.starts_with("Execution: the program failed"), "{message}");
+    assert!(
+        message.starts_with("Execution: the program failed"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
 async fn eval_finds_no_host_names() {
-    for name in ["process.env", "require('fs')", "Deno", "std.getenv('HOME')", "os.exec(['ls'])", "hostCall", "hostPrint", "fetch('http://x')"] {
+    for name in [
+        "process.env",
+        "require('fs')",
+        "Deno",
+        "std.getenv('HOME')",
+        "os.exec(['ls'])",
+        "hostCall",
+        "hostPrint",
+        "fetch('http://x')",
+    ] {
         let code = format!("return eval({:?});", name);
         let message = contained(&code).await;
-        assert!(message.contains("ReferenceError") || message.contains("is not defined"), "{name}: {message}");
+        assert!(
+            message.contains("ReferenceError") || message.contains("is not defined"),
+            "{name}: {message}"
+        );
     }
     // `globalThis` has no host object either.
     let message = contained("return Object.getOwnPropertyNames(globalThis).filter(n => /^(host.*|std|os|process|require|fetch|Deno|Bun)$/i.test(n));").await;
@@ -92,13 +125,19 @@ async fn the_tools_object_cannot_be_tampered_with() {
         out.push(typeof tools.fake);
         return out.join(",");
     "#).await;
-    assert_eq!(message, "ok: TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,undefined");
+    assert_eq!(
+        message,
+        "ok: TypeError,TypeError,TypeError,TypeError,TypeError,TypeError,undefined"
+    );
 }
 
 #[tokio::test]
 async fn a_promise_that_never_settles_ends_the_program() {
     let message = contained("await new Promise(() => {}); return 1;").await;
-    assert!(message.contains("waits on a promise that nothing settles"), "{message}");
+    assert!(
+        message.contains("waits on a promise that nothing settles"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -106,20 +145,40 @@ async fn too_many_calls_end_the_program() {
     let toolkit = toolkit(Arc::new(Effects::default()));
     let result = CodeMode::new()
         .max_calls(5)
-        .run(&toolkit, "p", "for (let i = 0; i < 10; i++) await tools.forecast({ city: 'a' + i }); return 1;", &ToolContext::new())
+        .run(
+            &toolkit,
+            "p",
+            "for (let i = 0; i < 10; i++) await tools.forecast({ city: 'a' + i }); return 1;",
+            &ToolContext::new(),
+        )
         .await;
-    assert!(err(&result).contains("more than 5 tool calls"), "{}", err(&result));
+    assert!(
+        err(&result).contains("more than 5 tool calls"),
+        "{}",
+        err(&result)
+    );
 }
 
 #[tokio::test]
 async fn the_wall_clock_limit_stops_a_program_waiting_on_slow_calls() {
     let toolkit = toolkit(Arc::new(Effects::default()));
-    let mode = CodeMode::new().time_limit(Duration::from_millis(200)).cpu_limit(Duration::from_secs(10));
+    let mode = CodeMode::new()
+        .time_limit(Duration::from_millis(200))
+        .cpu_limit(Duration::from_secs(10));
     let started = Instant::now();
     // Busy but below the CPU limit, and never done: the wall clock ends it.
     let result = mode
-        .run(&toolkit, "p", "let i = 0; while (true) { i++; }", &ToolContext::new())
+        .run(
+            &toolkit,
+            "p",
+            "let i = 0; while (true) { i++; }",
+            &ToolContext::new(),
+        )
         .await;
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert!(err(&result).starts_with("Timeout: the program did not finish within its time limit"), "{}", err(&result));
+    assert!(
+        err(&result).starts_with("Timeout: the program did not finish within its time limit"),
+        "{}",
+        err(&result)
+    );
 }

@@ -405,6 +405,15 @@ pub enum ConfigError {
         /// The model's name.
         model: String,
     },
+    /// An agent was asked to run its model's programs on the provider's side
+    /// (`CodeExecution::Hosted`) and the model has no code execution of its own.
+    #[error(
+        "the model `{model}` runs no programs on its provider's side; use `CodeExecution::Auto` (the provider's where it has one, the local sandbox elsewhere) or `CodeExecution::Local`"
+    )]
+    NoHostedCode {
+        /// The model's name.
+        model: String,
+    },
     /// An unknown group was named at runtime.
     #[error("there is no tool group named `{name}`; groups: {known}")]
     NoSuchGroup {

@@ -35,6 +35,8 @@
 //! decisions are in. Runs stopped at external calls can be stored the same way
 //! ([`paused_run`](ReActAgent::paused_run)).
 
+#[cfg(feature = "code")]
+mod code;
 mod events;
 mod external;
 mod groups;
@@ -49,9 +51,9 @@ pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
 pub use info::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
-pub use resume_error::ResumeError;
 #[allow(unused_imports)]
 pub(crate) use resume::Decided;
+pub use resume_error::ResumeError;
 pub use search::ToolSearch;
 
 use std::collections::HashSet;
@@ -101,6 +103,9 @@ pub struct ReActAgent {
     tool_list: search::ToolList,
     /// The tools each of this turn's searches made callable, by call id.
     search_references: search::References,
+    /// Code mode: the model writes programs that call the tools.
+    #[cfg(feature = "code")]
+    code_mode: Option<crate::code::CodeMode>,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -134,6 +139,8 @@ impl ReActAgent {
             managed_groups: Vec::new(),
             tool_search: ToolSearch::Auto,
             search_limit: search::SEARCH_LIMIT,
+            #[cfg(feature = "code")]
+            code_mode: None,
         }
     }
 
@@ -186,6 +193,25 @@ impl ReActAgent {
     }
 }
 
+/// Without code mode the model sees its tools and no provider runs programs.
+#[cfg(not(feature = "code"))]
+impl ReActAgent {
+    fn program_tool(
+        &self,
+        _: &crate::toolkit::ToolSnapshot,
+    ) -> Option<crate::tool::ToolDefinition> {
+        None
+    }
+
+    fn hosted_code(&self) -> bool {
+        false
+    }
+
+    fn runs_programs(&self) -> bool {
+        false
+    }
+}
+
 /// Who decides about calls of `requires_approval` tools.
 enum Approvals {
     /// The toolkit's own approval hook (none: such calls are denied).
@@ -233,6 +259,8 @@ pub struct ReActAgentBuilder {
     managed_groups: Vec<String>,
     tool_search: ToolSearch,
     search_limit: usize,
+    #[cfg(feature = "code")]
+    code_mode: Option<crate::code::CodeMode>,
 }
 
 impl ReActAgentBuilder {
@@ -358,8 +386,27 @@ impl ReActAgentBuilder {
         self
     }
 
+    /// Code mode (feature `code`): the model writes JavaScript programs that call the tools,
+    /// instead of calling them one model turn at a time. Where the model's provider runs
+    /// programs itself ([`ToolFeatures::hosted_code`](crate::model::ToolFeatures), with
+    /// [`CodeExecution::Auto`](crate::code::CodeExecution::Auto)), the request asks for that,
+    /// and the program's calls of the tools arrive as ordinary calls, answered with the same
+    /// rules. Elsewhere (or with [`CodeExecution::Local`](crate::code::CodeExecution::Local)) the
+    /// model is shown one tool, [`CODE_TOOL`](crate::code::CODE_TOOL), whose description declares
+    /// the tools as TypeScript signatures, and its programs run here in the sandbox through the
+    /// turn's toolkit view: approvals (asked, or pausing the run — the program replays to the
+    /// waiting call on [`resume`](ReActAgent::resume)), timeouts, retries and progress as for a
+    /// model's calls.
+    #[cfg(feature = "code")]
+    pub fn code_mode(mut self, mode: crate::code::CodeMode) -> Self {
+        self.code_mode = Some(mode);
+        self
+    }
+
     /// Build the agent. Fails if a managed group does not exist, or if
-    /// [`ToolSearch::Native`] was asked of a model without a search of its own.
+    /// [`ToolSearch::Native`] was asked of a model without a search of its own, or
+    /// [`CodeExecution::Hosted`](crate::code::CodeExecution::Hosted) of a model without code
+    /// execution of its own.
     pub fn build(self) -> Result<ReActAgent, crate::error::ConfigError> {
         let toolkit = match self.toolkit {
             Some(t) => t,
@@ -372,6 +419,15 @@ impl ReActAgentBuilder {
         };
         if self.tool_search == ToolSearch::Native && !self.model.tool_features().native_search {
             return Err(crate::error::ConfigError::NoNativeToolSearch {
+                model: self.model.name().to_string(),
+            });
+        }
+        #[cfg(feature = "code")]
+        if let Some(mode) = &self.code_mode
+            && mode.execution == crate::code::CodeExecution::Hosted
+            && !self.model.tool_features().hosted_code
+        {
+            return Err(crate::error::ConfigError::NoHostedCode {
                 model: self.model.name().to_string(),
             });
         }
@@ -410,6 +466,8 @@ impl ReActAgentBuilder {
             search_limit: self.search_limit,
             tool_list: search::ToolList::default(),
             search_references: search::References::default(),
+            #[cfg(feature = "code")]
+            code_mode: self.code_mode,
         })
     }
 }

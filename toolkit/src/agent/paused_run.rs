@@ -63,6 +63,20 @@ pub struct PendingApproval {
     tool: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     decision: Option<ApprovalDecision>,
+    /// For a call made by a program (code mode): the program, which replays to it on resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) program: Option<Box<PausedProgram>>,
+}
+
+/// A program (code mode) stopped at a call that waits for approval: the model's call that runs
+/// it, the waiting call's number in the program's journal, and the journal (as the code module
+/// stores it), which the program replays on resume.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct PausedProgram {
+    pub(super) call: ToolCall,
+    pub(super) key: String,
+    pub(super) seq: usize,
+    pub(super) journal: serde_json::Value,
 }
 
 impl PendingApproval {
@@ -71,6 +85,7 @@ impl PendingApproval {
             call,
             tool: tool.to_string(),
             decision: None,
+            program: None,
         }
     }
 
@@ -393,7 +408,8 @@ impl PausedRun {
         let waiting = self
             .approvals
             .iter()
-            .map(|a| &a.call)
+            // A program's waiting call is answered through the model's call of the program.
+            .map(|a| a.program.as_ref().map_or(&a.call, |p| &p.call))
             .chain(&self.external_calls);
         for call in waiting {
             if !turn.contains(call) {

@@ -78,6 +78,12 @@ impl ReActAgent {
             return misfit(e.to_string());
         }
         for approval in &run.approvals {
+            if approval.program.is_some() && !self.runs_programs() {
+                return misfit(format!(
+                    "call `{}` waits in a program (code mode), and this agent runs no programs; give it .code_mode(...)",
+                    approval.call().id
+                ));
+            }
             if matches!(approval.decision(), Some(ApprovalDecision::Deny(_))) {
                 continue;
             }
@@ -114,7 +120,28 @@ impl ReActAgent {
         let mut answers: Vec<Option<ToolResult>> = Vec::with_capacity(run.approvals.len());
         let mut batch = Vec::new();
         let mut positions = Vec::new();
+        // A program's call that waited: the program replays to it and goes on, to its end or
+        // to another call that waits (then the run pauses again).
+        #[cfg_attr(not(feature = "code"), allow(unused_mut))]
+        let mut still_waiting = Vec::new();
         for approval in std::mem::take(&mut run.approvals) {
+            if let Some(program) = approval.program.clone() {
+                let decision = approval
+                    .decision()
+                    .cloned()
+                    .unwrap_or_else(|| ApprovalDecision::Deny("no decision was given".into()));
+                #[cfg(feature = "code")]
+                match self.resume_program(*program, decision, &ctx).await {
+                    super::code::ProgramAnswer::Result(result) => answers.push(Some(result)),
+                    super::code::ProgramAnswer::Waiting(pending) => still_waiting.push(pending),
+                }
+                #[cfg(not(feature = "code"))]
+                {
+                    // `check_fit` refuses such a run before anything runs.
+                    let _ = (program, decision);
+                }
+                continue;
+            }
             let call = approval.call().clone();
             let arguments = match approval.decision() {
                 Some(ApprovalDecision::Approve) => call.arguments.clone(),
@@ -140,7 +167,7 @@ impl ReActAgent {
         let approved: HashSet<Arc<str>> = batch.iter().map(|c| c.id.clone()).collect();
         let toolkit = self
             .toolkit
-            .with_approver(Some(Arc::new(Decided(Arc::new(approved)))));
+            .with_approver(Some(Arc::new(Decided::new(approved))));
         let done = self.run_batch(&toolkit, batch, &ctx, &None).await;
         for (i, result) in positions.into_iter().zip(done) {
             answers[i] = Some(result);
@@ -154,6 +181,20 @@ impl ReActAgent {
         self.memory.extend(external);
         if let Some(error) = failure {
             return self.fail(error, &None).await;
+        }
+        if !still_waiting.is_empty() {
+            let held = super::paused_run::PausedRun::held(
+                turns,
+                still_waiting,
+                Vec::new(),
+                run.external_tools.clone(),
+                direct,
+            );
+            self.suspended = Some(held);
+            return Ok(match self.paused_run() {
+                Some(paused) => RunOutcome::Paused(Box::new(paused)),
+                None => RunOutcome::ToolCalls(Vec::new()),
+            });
         }
         if let Some(answer) = direct {
             return Ok(self.answer_directly(answer, &None).await);

@@ -26,7 +26,7 @@ use crate::toolkit::Toolkit;
 
 pub(super) type Events = Option<mpsc::Sender<AgentEvent>>;
 
-async fn emit(events: &Events, event: AgentEvent) {
+pub(super) async fn emit(events: &Events, event: AgentEvent) {
     if let Some(tx) = events {
         // A consumer that stopped listening does not stop the run.
         let _ = tx.send(event).await;
@@ -151,8 +151,17 @@ impl ReActAgent {
             // One snapshot per turn: what the model is shown is what it may call (and, with the
             // provider's own search, the deferred tools it may find and call).
             let snapshot = self.toolkit.snapshot();
-            let mode = self.search_mode(&snapshot);
-            let mut tools: Vec<_> = snapshot.iter().cloned().collect();
+            // In local code mode the model sees the code tool, whose programs call the tools
+            // (and search the deferred ones) themselves.
+            let program_tool = self.program_tool(&snapshot);
+            let mode = match program_tool {
+                Some(_) => SearchMode::Off,
+                None => self.search_mode(&snapshot),
+            };
+            let mut tools: Vec<_> = match program_tool {
+                Some(tool) => vec![tool],
+                None => snapshot.iter().cloned().collect(),
+            };
             tools.extend(self.meta_tool());
             if mode == SearchMode::Local {
                 tools.push(self.search_tool());
@@ -174,7 +183,8 @@ impl ReActAgent {
                 .with_deferred_tools(deferred)
                 .with_tool_choice(self.tool_choice.clone())
                 .with_parallel_tool_calls(self.parallel_tool_calls)
-                .with_options(self.options.clone());
+                .with_options(self.options.clone())
+                .with_hosted_code(self.hosted_code());
             if let Some(declared) = declared {
                 request = request.with_declared_tools(declared);
             }
@@ -218,7 +228,7 @@ impl ReActAgent {
                 .into_iter()
                 .partition(|c| external.iter().any(|d| d.name() == c.name));
             let (mut results, waiting, found) = self
-                .execute(calls, &snapshot, mode, &toolkit, &ctx, &events)
+                .execute(calls, &snapshot, mode, &toolkit, &ctx, iteration, &events)
                 .await;
             if tool_changes && mode == SearchMode::Native {
                 // Tools the provider made callable itself are not announced as added.
@@ -416,6 +426,7 @@ impl ReActAgent {
     /// the rest as one batch through the toolkit; progress forwarded as it comes. An agent that
     /// pauses at approvals holds back the calls that would ask an approver: they come back
     /// second, and every other call's result first, in call order.
+    #[allow(clippy::too_many_arguments)]
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
@@ -423,8 +434,11 @@ impl ReActAgent {
         mode: SearchMode,
         toolkit: &Toolkit,
         ctx: &ToolContext,
+        iteration: usize,
         events: &Events,
     ) -> (Vec<ToolResult>, Vec<PendingApproval>, Found) {
+        #[cfg(not(feature = "code"))]
+        let _ = iteration;
         let mut results: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
         let mut batch = Vec::new();
         let mut positions = Vec::new();
@@ -435,6 +449,20 @@ impl ReActAgent {
             if call.name == META_TOOL && !self.managed_groups.is_empty() {
                 emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
                 results.push(Some(self.reset_equipped_tools(&call)));
+                continue;
+            }
+            #[cfg(feature = "code")]
+            if call.name == crate::code::CODE_TOOL
+                && let Some(code) = self.local_code()
+            {
+                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+                match self
+                    .run_program(code, &call, toolkit, ctx, iteration, events)
+                    .await
+                {
+                    super::code::ProgramAnswer::Result(result) => results.push(Some(result)),
+                    super::code::ProgramAnswer::Waiting(pending) => waiting.push(pending),
+                }
                 continue;
             }
             if search::is_search_call(&call, snapshot) && mode != SearchMode::Off {
@@ -514,9 +542,29 @@ impl ReActAgent {
         if batch.is_empty() {
             return Vec::new();
         }
+        self.with_progress(ctx, events, |ctx| async move {
+            toolkit.call_all(batch, &ctx).await
+        })
+        .await
+    }
+
+    /// Forward `events` the progress of what `work` runs with the context it is given.
+    pub(super) async fn with_progress<F, Fut, T>(
+        &self,
+        ctx: &ToolContext,
+        events: &Events,
+        work: F,
+    ) -> T
+    where
+        F: FnOnce(ToolContext) -> Fut,
+        Fut: std::future::Future<Output = T>,
+    {
+        if events.is_none() {
+            return work(ctx.clone()).await;
+        }
         let (ctx, mut progress) = ctx.clone().progress_channel(256);
         let done = {
-            let run = toolkit.call_all(batch, &ctx);
+            let run = work(ctx);
             tokio::pin!(run);
             loop {
                 tokio::select! {
@@ -525,7 +573,6 @@ impl ReActAgent {
                 }
             }
         };
-        drop(ctx);
         while let Ok(p) = progress.try_recv() {
             emit(events, AgentEvent::ToolProgress(p)).await;
         }

@@ -146,8 +146,11 @@ pub trait JournalStore: Send + Sync + 'static {
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Journal>, JournalError>>;
 
     /// Keep `journal` as program `id`'s, replacing what was kept.
-    fn save<'a>(&'a self, id: &'a str, journal: &'a Journal)
-    -> BoxFuture<'a, Result<(), JournalError>>;
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        journal: &'a Journal,
+    ) -> BoxFuture<'a, Result<(), JournalError>>;
 
     /// Forget program `id`.
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), JournalError>>;

@@ -78,7 +78,7 @@ use serde_json::json;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ToolDefinition, ToolResult};
-use crate::toolkit::Toolkit;
+use crate::toolkit::{ToolSnapshot, Toolkit};
 
 /// The name of the code tool the model calls.
 pub const CODE_TOOL: &str = "run_code";
@@ -234,7 +234,15 @@ impl CodeMode {
     /// `tools` with a TypeScript-style signature per callable tool, and names the deferred
     /// groups `search_tools` finds more in.
     pub fn definition(&self, toolkit: &Toolkit) -> ToolDefinition {
-        let snapshot = toolkit.snapshot();
+        self.definition_in(toolkit, &toolkit.snapshot())
+    }
+
+    /// The [`CODE_TOOL`] for the tools of `snapshot` (taken of `toolkit`).
+    pub(crate) fn definition_in(
+        &self,
+        toolkit: &Toolkit,
+        snapshot: &ToolSnapshot,
+    ) -> ToolDefinition {
         let mut description = String::from(
             "Run a JavaScript program that calls tools; prefer it to calling tools one by one. \
              The program is the body of an async function: use `await`, call tools in parallel \
@@ -289,7 +297,13 @@ impl CodeMode {
     /// resumes from its journal: its finished calls are answered from it, and a program that
     /// finished hands back its result without running anything. Approvals are asked of the
     /// toolkit's approver, as for any call.
-    pub async fn run(&self, toolkit: &Toolkit, id: &str, code: &str, ctx: &ToolContext) -> ToolResult {
+    pub async fn run(
+        &self,
+        toolkit: &Toolkit,
+        id: &str,
+        code: &str,
+        ctx: &ToolContext,
+    ) -> ToolResult {
         let journal = match self.load(id, code).await {
             Ok(journal) => journal,
             Err(error) => return ToolResult::new(id, CODE_TOOL, Err(error), 0),
@@ -299,6 +313,7 @@ impl CodeMode {
             toolkit,
             ctx,
             id,
+            call_id: id,
             tool: CODE_TOOL,
             pause_at_approvals: false,
         };

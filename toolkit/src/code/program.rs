@@ -39,8 +39,10 @@ pub(crate) struct Run<'a> {
     pub(crate) mode: &'a CodeMode,
     pub(crate) toolkit: &'a Toolkit,
     pub(crate) ctx: &'a ToolContext,
-    /// The program's call id: its journal's key, the parent of its calls' ids.
+    /// The program's key in the journal store.
     pub(crate) id: &'a str,
+    /// The call id of the program's call: its result's id, the parent of its calls' ids.
+    pub(crate) call_id: &'a str,
     /// The name the result carries (the code tool's).
     pub(crate) tool: &'a str,
     /// Hold calls that need approval instead of asking the toolkit's approver.
@@ -49,7 +51,7 @@ pub(crate) struct Run<'a> {
 
 impl Run<'_> {
     pub(crate) async fn run(&self, journal: Journal) -> ProgramEnd {
-        let span = tracing::info_span!("code.program", call_id = %self.id, tool = %self.tool);
+        let span = tracing::info_span!("code.program", call_id = %self.call_id, tool = %self.tool);
         self.drive(journal).instrument(span).await
     }
 
@@ -64,7 +66,10 @@ impl Run<'_> {
                 is_error: true,
             },
         });
-        ProgramEnd::Finished(ToolResult::new(self.id, self.tool, outcome, 1), journal)
+        ProgramEnd::Finished(
+            ToolResult::new(self.call_id, self.tool, outcome, 1),
+            journal,
+        )
     }
 
     async fn save(&self, journal: &Journal) -> Result<(), ToolError> {
@@ -86,7 +91,10 @@ impl Run<'_> {
             } else {
                 Ok(ToolOutput::text(done.text.clone()))
             };
-            return ProgramEnd::Finished(ToolResult::new(self.id, self.tool, outcome, 1), journal);
+            return ProgramEnd::Finished(
+                ToolResult::new(self.call_id, self.tool, outcome, 1),
+                journal,
+            );
         }
         let snapshot = self.toolkit.snapshot();
         let mut names: Vec<String> = snapshot.iter().map(|d| d.name().to_string()).collect();
@@ -190,7 +198,7 @@ impl Run<'_> {
         for (i, host) in calls.iter().enumerate() {
             let arguments: Value = serde_json::from_str(&host.arguments).unwrap_or(Value::Null);
             let call = ToolCall::new(
-                format!("{}/{}", self.id, host.seq),
+                format!("{}/{}", self.call_id, host.seq),
                 host.name.clone(),
                 host.arguments.clone(),
             );
@@ -266,8 +274,13 @@ impl Run<'_> {
                 // Run what came before it in the batch, then stop: the program replays to here
                 // once the decision is in.
                 self.save(journal).await?;
-                self.run_calls(std::mem::take(&mut to_run), &approved, journal, &mut answers)
-                    .await?;
+                self.run_calls(
+                    std::mem::take(&mut to_run),
+                    &approved,
+                    journal,
+                    &mut answers,
+                )
+                .await?;
                 journal.entries.push(JournalEntry {
                     tool: host.name.clone(),
                     arguments,
@@ -294,11 +307,19 @@ impl Run<'_> {
             // The calls about to run are journaled first: after a crash they are known.
             self.save(journal).await?;
         }
-        self.run_calls(to_run, &approved, journal, &mut answers).await?;
-        Ok(Step::Answers(answers.into_iter().map(|a| a.unwrap_or_else(|| Answer::Error {
-            message: "no answer".into(),
-            kind: ToolErrorKind::Execution.as_str().into(),
-        })).collect()))
+        self.run_calls(to_run, &approved, journal, &mut answers)
+            .await?;
+        Ok(Step::Answers(
+            answers
+                .into_iter()
+                .map(|a| {
+                    a.unwrap_or_else(|| Answer::Error {
+                        message: "no answer".into(),
+                        kind: ToolErrorKind::Execution.as_str().into(),
+                    })
+                })
+                .collect(),
+        ))
     }
 
     /// Run `calls` (searches here, tools through the toolkit, together), record their outcomes
@@ -329,7 +350,8 @@ impl Run<'_> {
             let toolkit = if approved.is_empty() {
                 self.toolkit.clone()
             } else {
-                self.toolkit.with_approver(Some(Arc::new(crate::agent::Decided::new(approved.clone()))))
+                self.toolkit
+                    .with_approver(Some(Arc::new(crate::agent::Decided::new(approved.clone()))))
             };
             let results = toolkit.call_all(batch, self.ctx).await;
             for ((i, seq), result) in slots.into_iter().zip(results) {
@@ -351,7 +373,8 @@ impl Run<'_> {
             .map(|l| l.clamp(1, 50) as usize)
             .unwrap_or(crate::search::DEFAULT_SEARCH_LIMIT);
         let hits = self.toolkit.search_tools(query, limit);
-        self.toolkit.load_tools(hits.iter().map(|h| h.name.as_str()));
+        self.toolkit
+            .load_tools(hits.iter().map(|h| h.name.as_str()));
         let snapshot = self.toolkit.snapshot();
         let found: Vec<Value> = hits
             .iter()
@@ -369,7 +392,9 @@ impl Run<'_> {
     /// A journaled search answered again: its tools made callable again.
     fn reload(&self, outcome: &Outcome) {
         if let Outcome::Value(Value::Array(hits)) = outcome {
-            let names = hits.iter().filter_map(|h| h.get("name").and_then(Value::as_str));
+            let names = hits
+                .iter()
+                .filter_map(|h| h.get("name").and_then(Value::as_str));
             self.toolkit.load_tools(names);
         }
     }
@@ -438,7 +463,9 @@ fn output(finished: Finished, budget: usize) -> ToolOutput {
     }
     match finished.value {
         Some(Returned::Text(value)) | Some(Returned::Json(value)) => text.push_str(&value),
-        None if text.is_empty() => text.push_str("(the program returned nothing and printed nothing)"),
+        None if text.is_empty() => {
+            text.push_str("(the program returned nothing and printed nothing)")
+        }
         None => {
             text.pop();
         }
@@ -449,20 +476,34 @@ fn output(finished: Finished, budget: usize) -> ToolOutput {
 /// The error result of a program that did not end well.
 fn failed(failure: Failure) -> ToolError {
     let (kind, message) = match failure {
-        Failure::Syntax(m) => (ToolErrorKind::InvalidArguments, format!("the program does not parse: {m}")),
+        Failure::Syntax(m) => (
+            ToolErrorKind::InvalidArguments,
+            format!("the program does not parse: {m}"),
+        ),
         Failure::Thrown(m) => (ToolErrorKind::Execution, format!("the program failed: {m}")),
         Failure::Cpu(limit) => (
             ToolErrorKind::Timeout,
-            format!("the program used up its CPU time ({limit:?}) and was stopped; an endless loop?"),
+            format!(
+                "the program used up its CPU time ({limit:?}) and was stopped; an endless loop?"
+            ),
         ),
-        Failure::Stopped => (ToolErrorKind::Cancelled, "the program was stopped".to_string()),
+        Failure::Stopped => (
+            ToolErrorKind::Cancelled,
+            "the program was stopped".to_string(),
+        ),
         Failure::Memory(limit) => (
             ToolErrorKind::Execution,
-            format!("the program ran out of memory (its limit is {} MiB) and was stopped", limit >> 20),
+            format!(
+                "the program ran out of memory (its limit is {} MiB) and was stopped",
+                limit >> 20
+            ),
         ),
         Failure::Stack(limit) => (
             ToolErrorKind::Execution,
-            format!("the program recursed too deeply (its stack is {} KiB) and was stopped", limit >> 10),
+            format!(
+                "the program recursed too deeply (its stack is {} KiB) and was stopped",
+                limit >> 10
+            ),
         ),
         Failure::Stuck => (
             ToolErrorKind::Execution,
@@ -472,7 +513,10 @@ fn failed(failure: Failure) -> ToolError {
             ToolErrorKind::Execution,
             format!("the program made more than {limit} tool calls and was stopped"),
         ),
-        Failure::Engine(m) => (ToolErrorKind::Panicked, format!("the JavaScript engine failed: {m}")),
+        Failure::Engine(m) => (
+            ToolErrorKind::Panicked,
+            format!("the JavaScript engine failed: {m}"),
+        ),
     };
     ToolError::new(kind, message)
 }

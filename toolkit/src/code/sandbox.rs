@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rquickjs::{
-    CatchResultExt, CaughtError, Context, Ctx, FromJs, Function, Persistent, Promise,
-    Runtime, Value,
-};
 use rquickjs::promise::PromiseState;
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, FromJs, Function, Persistent, Promise, Runtime,
+    Value,
+};
 use tokio::sync::mpsc;
 
 use super::CodeLimits;
@@ -278,7 +278,13 @@ fn run(
         let host_print = host_print(&ctx, printed.clone(), start.print_budget).map_err(engine)?;
         let prelude: Function = ctx.eval(PRELUDE).map_err(engine)?;
         prelude
-            .call::<_, ()>((host_call, host_print, start.tools.clone(), start.seed, start.clock_ms))
+            .call::<_, ()>((
+                host_call,
+                host_print,
+                start.tools.clone(),
+                start.seed,
+                start.clock_ms,
+            ))
             .catch(&ctx)
             .map_err(|e| Failure::Engine(e.to_string()))?;
         let promise: Promise = ctx
@@ -308,33 +314,36 @@ fn run(
             }
         }
         clock.pause();
-        let state = context.with(|ctx| -> Result<Option<Result<Finished, Failure>>, Failure> {
-            let promise = program.clone().restore(&ctx).map_err(engine)?;
-            match promise.state() {
-                PromiseState::Pending => Ok(None),
-                PromiseState::Resolved => {
-                    let value: Value = promise.result::<Value>().and_then(|r| r.ok()).unwrap_or_else(
-                        || Value::new_undefined(ctx.clone()),
-                    );
-                    let value = returned(&ctx, value).map_err(engine)?;
-                    let mut printed = printed.borrow_mut();
-                    Ok(Some(Ok(Finished {
-                        value,
-                        printed: std::mem::take(&mut printed.text),
-                        dropped: printed.dropped,
-                    })))
+        let state = context.with(
+            |ctx| -> Result<Option<Result<Finished, Failure>>, Failure> {
+                let promise = program.clone().restore(&ctx).map_err(engine)?;
+                match promise.state() {
+                    PromiseState::Pending => Ok(None),
+                    PromiseState::Resolved => {
+                        let value: Value = promise
+                            .result::<Value>()
+                            .and_then(|r| r.ok())
+                            .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+                        let value = returned(&ctx, value).map_err(engine)?;
+                        let mut printed = printed.borrow_mut();
+                        Ok(Some(Ok(Finished {
+                            value,
+                            printed: std::mem::take(&mut printed.text),
+                            dropped: printed.dropped,
+                        })))
+                    }
+                    PromiseState::Rejected => {
+                        let reason = match promise.result::<Value>() {
+                            Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                            Some(Ok(v)) => v,
+                            _ => Value::new_undefined(ctx.clone()),
+                        };
+                        let message = describe(&ctx, reason);
+                        Ok(Some(Err(classify_message(message, &clock, &start.limits))))
+                    }
                 }
-                PromiseState::Rejected => {
-                    let reason = match promise.result::<Value>() {
-                        Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
-                        Some(Ok(v)) => v,
-                        _ => Value::new_undefined(ctx.clone()),
-                    };
-                    let message = describe(&ctx, reason);
-                    Ok(Some(Err(classify_message(message, &clock, &start.limits))))
-                }
-            }
-        })?;
+            },
+        )?;
         if let Some(done) = state {
             return done;
         }
@@ -390,12 +399,18 @@ fn host_call<'js>(
     let count = Cell::new(0usize);
     Function::new(
         ctx.clone(),
-        move |ctx: Ctx<'js>, kind: u32, name: String, args: Value<'js>| -> rquickjs::Result<Promise<'js>> {
+        move |ctx: Ctx<'js>,
+              kind: u32,
+              name: String,
+              args: Value<'js>|
+              -> rquickjs::Result<Promise<'js>> {
             let seq = count.get();
             if seq >= max_calls {
                 return Err(rquickjs::Exception::throw_range(
                     &ctx,
-                    &format!("this program made {max_calls} tool calls, the most one program may make"),
+                    &format!(
+                        "this program made {max_calls} tool calls, the most one program may make"
+                    ),
                 ));
             }
             count.set(seq + 1);
@@ -405,9 +420,18 @@ fn host_call<'js>(
                 .transpose()?
                 .unwrap_or_else(|| "{}".to_string());
             let (promise, resolve, _reject) = ctx.promise()?;
-            let kind = if kind == 1 { CallKind::Search } else { CallKind::Tool };
+            let kind = if kind == 1 {
+                CallKind::Search
+            } else {
+                CallKind::Tool
+            };
             pending.borrow_mut().push((
-                HostCall { seq, kind, name, arguments },
+                HostCall {
+                    seq,
+                    kind,
+                    name,
+                    arguments,
+                },
                 Persistent::save(&ctx, resolve),
             ));
             Ok(promise)
@@ -478,7 +502,6 @@ fn describe<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> String {
         .map(|c| format!("the program threw {}", c.0))
         .unwrap_or_else(|_| "the program threw a value that cannot be shown".into())
 }
-
 
 fn classify(error: CaughtError<'_>, parsing: bool, clock: &Clock, limits: &CodeLimits) -> Failure {
     let text = match &error {

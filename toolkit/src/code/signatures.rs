@@ -120,7 +120,12 @@ fn union(types: impl Iterator<Item = String>) -> String {
     }
 }
 
-fn typed(t: &str, object: &Map<String, Value>, defs: Option<&Map<String, Value>>, depth: usize) -> String {
+fn typed(
+    t: &str,
+    object: &Map<String, Value>,
+    defs: Option<&Map<String, Value>>,
+    depth: usize,
+) -> String {
     match t {
         "string" => "string".into(),
         "integer" | "number" => "number".into(),
@@ -159,7 +164,11 @@ fn typed(t: &str, object: &Map<String, Value>, defs: Option<&Map<String, Value>>
                     } else {
                         Value::String(name.clone()).to_string()
                     };
-                    let mark = if required.contains(&name.as_str()) { "" } else { "?" };
+                    let mark = if required.contains(&name.as_str()) {
+                        ""
+                    } else {
+                        "?"
+                    };
                     let note = property
                         .get("description")
                         .and_then(Value::as_str)

@@ -95,6 +95,37 @@ pub struct Toolkit {
     approver: Option<Arc<dyn ApprovalHook>>,
 }
 
+/// A [`Toolkit`] handle that does not keep it alive ([`Toolkit::downgrade`]).
+///
+/// It holds its scope weakly too: the handle of a [`view`](Toolkit::view) upgrades while
+/// some clone of that view is alive; the toolkit's own handle, while the toolkit is.
+#[derive(Clone)]
+pub struct WeakToolkit {
+    inner: std::sync::Weak<Inner>,
+    scope: std::sync::Weak<Scope>,
+    approver: Option<Arc<dyn ApprovalHook>>,
+}
+
+impl WeakToolkit {
+    /// The toolkit handle this was made from, if the toolkit (and, for a view, the view) is
+    /// still alive.
+    pub fn upgrade(&self) -> Option<Toolkit> {
+        Some(Toolkit {
+            inner: self.inner.upgrade()?,
+            scope: self.scope.upgrade()?,
+            approver: self.approver.clone(),
+        })
+    }
+}
+
+impl std::fmt::Debug for WeakToolkit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeakToolkit")
+            .field("alive", &(self.inner.strong_count() > 0))
+            .finish_non_exhaustive()
+    }
+}
+
 /// Whether a tool may be called in a scope.
 enum Availability {
     Active,
@@ -146,6 +177,18 @@ impl Toolkit {
     /// approver this way; without any, such calls are denied.
     pub fn with_approval_hook(&self, hook: impl ApprovalHook) -> Toolkit {
         self.with_approver(Some(Arc::new(hook)))
+    }
+
+    /// A handle that does not keep the toolkit alive: for what the toolkit itself holds (a
+    /// tool that calls the toolkit it is registered in, such as code mode's `CodeTool`), which
+    /// would otherwise make a reference cycle. [`WeakToolkit::upgrade`] gives this same handle
+    /// back (same tools, same group state, same approver) while the toolkit lives.
+    pub fn downgrade(&self) -> WeakToolkit {
+        WeakToolkit {
+            inner: Arc::downgrade(&self.inner),
+            scope: Arc::downgrade(&self.scope),
+            approver: self.approver.clone(),
+        }
     }
 
     pub(crate) fn with_approver(&self, approver: Option<Arc<dyn ApprovalHook>>) -> Toolkit {
