@@ -1,12 +1,25 @@
 //! Code mode (feature `code`): programs in the QuickJS sandbox calling tools through the
 //! toolkit's rules, their limits and escapes, the journal and replay, and agents that run
-//! programs (locally, paused at approvals and resumed in another process).
+//! programs (locally, paused at approvals and resumed in another process). With `sqlite` and
+//! `postgres`: journals in real databases, and programs resumed after their process (or their
+//! job queue worker) was killed with SIGKILL.
 
 mod agent;
 mod fixtures;
 mod journal;
 mod sandbox;
 mod security;
+mod tool;
+
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+mod crash;
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+mod crash_fixture;
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+#[path = "../db/mod.rs"]
+mod db;
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+mod sql_store;
 
 use agent_toolkit::ToolResult;
 

@@ -97,7 +97,8 @@
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
 //! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
-//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode | `background`, `code`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
+//! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `agent`, `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->

@@ -133,8 +133,8 @@ pub enum JournalError {
 }
 
 /// Where program journals are kept, by program id: the seam a durable store plugs into
-/// ([`MemoryJournalStore`] in this process; [`SqlJournalStore`](crate::storage::SqlJournalStore)
-/// in SQLite or Postgres, which a program's next run in another process reads back).
+/// ([`MemoryJournalStore`] in this process; `SqlJournalStore`, with the `sqlite` or `postgres`
+/// feature, in SQLite or Postgres, which a program's next run in another process reads back).
 ///
 /// The runner saves the journal before a batch of calls runs (their entries without answers) and
 /// again when their answers are in, so a crash leaves at most one batch whose calls may or may

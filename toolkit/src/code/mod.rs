@@ -60,13 +60,21 @@
 //! | `program` | one program's run: the journal between the sandbox and the toolkit |
 //! | `journal` | [`Journal`], [`JournalStore`] and [`MemoryJournalStore`] |
 //! | `signatures` | TypeScript-style signatures written from the tools' JSON Schemas |
+//! | `tool` | [`CodeTool`]: `run_code` registered in a toolkit, bound to it (a background job, say) |
+//! | `sql_store` | `SqlJournalStore`: journals in SQLite or Postgres (features `sqlite`, `postgres`) |
 
 mod journal;
 mod program;
 mod sandbox;
 mod signatures;
+#[cfg(durable)]
+mod sql_store;
+mod tool;
 
 pub use journal::{Journal, JournalEntry, JournalError, JournalStore, MemoryJournalStore, Outcome};
+#[cfg(durable)]
+pub use sql_store::SqlJournalStore;
+pub use tool::CodeTool;
 
 pub(crate) use program::{ProgramEnd, Run};
 
