@@ -7,7 +7,8 @@
 //!   structured calls;
 //! - `text_calls`: the model's own template, under which it writes its calls as text, and the
 //!   server's refusal of its own output;
-//! - `faults`: a server killed mid-stream, and a failed run resumed elsewhere.
+//! - `faults`: a server killed mid-stream, and a failed run resumed elsewhere;
+//! - `code`: code mode beside direct calling on the code-mode figures' tasks.
 //!
 //! Outside CI, when the model cannot be set up, every test skips with one loud line.
 
@@ -16,6 +17,10 @@ mod model;
 #[path = "../model/tasks.rs"]
 mod tasks;
 
+#[path = "../code/tasks.rs"]
+mod code_tasks;
+
+mod code;
 mod faults;
 mod scenarios;
 mod search;

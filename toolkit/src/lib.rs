@@ -98,7 +98,7 @@
 //! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
 //! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode | `background`, `code`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
-//! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `agent`, `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
+//! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->

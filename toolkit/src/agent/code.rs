@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::ReActAgent;
+use super::events::Events;
 use super::paused_run::{PausedProgram, PendingApproval};
-use super::run::Events;
 use crate::code::{CODE_TOOL, CodeExecution, CodeMode, Journal, ProgramEnd, Run};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};

@@ -116,3 +116,14 @@ pub enum AgentError {
     #[error("cannot resume the run: {0}")]
     Resume(#[from] ResumeError),
 }
+
+/// Where a run sends its events: the stream's channel in `run_stream`, nowhere in `run`.
+pub(super) type Events = Option<tokio::sync::mpsc::Sender<AgentEvent>>;
+
+/// Send `event` to whoever listens.
+pub(super) async fn emit(events: &Events, event: AgentEvent) {
+    if let Some(tx) = events {
+        // A consumer that stopped listening does not stop the run.
+        let _ = tx.send(event).await;
+    }
+}

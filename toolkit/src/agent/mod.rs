@@ -51,8 +51,6 @@ pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
 pub use info::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
-#[allow(unused_imports)]
-pub(crate) use resume::Decided;
 pub use resume_error::ResumeError;
 pub use search::ToolSearch;
 

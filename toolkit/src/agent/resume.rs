@@ -5,14 +5,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
-
 use super::ReActAgent;
 use super::events::AgentError;
 use super::external::RunOutcome;
 use super::paused_run::PausedRun;
 use super::resume_error::ResumeError;
-use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
+use crate::exec::{ApprovalDecision, Decided};
 use crate::model::Message;
 use crate::tool::{ToolCall, ToolResult};
 
@@ -200,26 +198,5 @@ impl ReActAgent {
             return Ok(self.answer_directly(answer, &None).await);
         }
         self.turns(turns, &run.external_tools, None).await
-    }
-}
-
-/// Approves the calls decided before a run resumed, and no other.
-pub(crate) struct Decided(Arc<HashSet<Arc<str>>>);
-
-impl Decided {
-    /// Approve exactly `calls` (by call id).
-    pub(crate) fn new(calls: HashSet<Arc<str>>) -> Self {
-        Decided(Arc::new(calls))
-    }
-}
-
-impl ApprovalHook for Decided {
-    fn review(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
-        let decision = if self.0.contains(&request.call_id) {
-            ApprovalDecision::Approve
-        } else {
-            ApprovalDecision::Deny("this call was not approved before the run resumed".into())
-        };
-        Box::pin(std::future::ready(decision))
     }
 }

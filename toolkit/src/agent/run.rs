@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
-use super::events::{AgentError, AgentEvent, ApprovalResponder};
+use super::events::{AgentError, AgentEvent, ApprovalResponder, Events, emit};
 use super::external::RunOutcome;
 use super::groups::META_TOOL;
 use super::paused_run::{PausedRun, PendingApproval, Turns};
@@ -23,15 +23,6 @@ use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
-
-pub(super) type Events = Option<mpsc::Sender<AgentEvent>>;
-
-pub(super) async fn emit(events: &Events, event: AgentEvent) {
-    if let Some(tx) = events {
-        // A consumer that stopped listening does not stop the run.
-        let _ = tx.send(event).await;
-    }
-}
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.

@@ -97,8 +97,13 @@ impl Run<'_> {
             );
         }
         let snapshot = self.toolkit.snapshot();
-        let mut names: Vec<String> = snapshot.iter().map(|d| d.name().to_string()).collect();
-        names.extend(snapshot.deferred().map(|d| d.name().to_string()));
+        // Every tool of the view but the code tool itself: a program does not start programs.
+        let names: Vec<String> = snapshot
+            .iter()
+            .chain(snapshot.deferred())
+            .map(|d| d.name().to_string())
+            .filter(|name| name != super::CODE_TOOL)
+            .collect();
         let budget = self.mode.output_budget(self.toolkit);
         let start = sandbox::Start {
             code: journal.code.clone(),
@@ -351,7 +356,7 @@ impl Run<'_> {
                 self.toolkit.clone()
             } else {
                 self.toolkit
-                    .with_approver(Some(Arc::new(crate::agent::Decided::new(approved.clone()))))
+                    .with_approver(Some(Arc::new(crate::exec::Decided::new(approved.clone()))))
             };
             let results = toolkit.call_all(batch, self.ctx).await;
             for ((i, seq), result) in slots.into_iter().zip(results) {

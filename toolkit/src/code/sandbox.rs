@@ -448,7 +448,7 @@ fn host_print<'js>(
     Function::new(ctx.clone(), move |line: String| {
         let mut printed = printed.borrow_mut();
         let room = budget.saturating_sub(printed.text.len());
-        if line.len() + 1 <= room {
+        if line.len() < room {
             printed.text.push_str(&line);
             printed.text.push('\n');
         } else {

@@ -7,6 +7,7 @@
 //! which is how an agent brings its approver. With no hook at all the call is **denied** (fail closed): a tool someone marked as needing
 //! approval never runs unapproved because a hook was forgotten.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -261,4 +262,26 @@ where
 
 fn lost() -> ToolError {
     ToolError::execution("internal error: approval state lost")
+}
+
+/// Approves the calls decided before they ran (a run resumed, a program replayed to a call that
+/// waited), by call id, and no other.
+pub(crate) struct Decided(Arc<HashSet<Arc<str>>>);
+
+impl Decided {
+    /// Approve exactly `calls` (by call id).
+    pub(crate) fn new(calls: HashSet<Arc<str>>) -> Self {
+        Decided(Arc::new(calls))
+    }
+}
+
+impl ApprovalHook for Decided {
+    fn review(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
+        let decision = if self.0.contains(&request.call_id) {
+            ApprovalDecision::Approve
+        } else {
+            ApprovalDecision::Deny("this call was not approved before it was resumed".into())
+        };
+        Box::pin(std::future::ready(decision))
+    }
 }

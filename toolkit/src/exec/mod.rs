@@ -33,11 +33,11 @@ mod stack;
 pub(crate) mod timeout;
 pub(crate) mod trace;
 
-pub(crate) use approval::denied;
+pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest};
+pub(crate) use approval::{Decided, denied};
+pub use invocation::{ExecSettings, ToolInvocation};
 #[allow(unused_imports)]
 pub(crate) use output::truncate_output;
-pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest};
-pub use invocation::{ExecSettings, ToolInvocation};
 pub use retry::RetryPolicy;
 pub use stack::BoxToolService;
 

@@ -1,0 +1,100 @@
+//! Code mode with the real model: the tasks of the code-mode figures (tests/code/tasks.rs),
+//! solved by the model writing a program that runs in the local sandbox, and by the model
+//! calling the tools directly; the success rates side by side (printed, and recorded in
+//! BENCHMARKS.md). What must hold whatever the model writes: in code mode it is shown the code
+//! tool alone, every program it writes ends with exactly one result (its answer or a clear
+//! error), and every call a program makes reaches the toolkit.
+
+use agent_toolkit::code::{CODE_TOOL, CodeExecution, CodeMode};
+
+use super::code_tasks::{self, Task};
+use super::model::Template;
+use super::*;
+
+struct Outcome {
+    solved: bool,
+    round_trips: usize,
+    programs: usize,
+    programs_ok: usize,
+}
+
+async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
+    let model = Recorded::new(server, Wire::OpenAi);
+    let mut builder = ReActAgent::builder(model.clone())
+        .toolkit(&code_tasks::toolkit())
+        .max_iterations(if code { 3 } else { 5 })
+        .generation_options(model::options());
+    if code {
+        builder = builder.code_mode(
+            CodeMode::new()
+                .execution(CodeExecution::Local)
+                .time_limit(std::time::Duration::from_secs(30)),
+        );
+    }
+    let mut agent = builder.build().unwrap();
+    let outcome = agent.run(task.question.clone()).await;
+    one_result_per_call(agent.memory());
+    let requests = model.requests();
+    if code {
+        for request in &requests {
+            let names: Vec<&str> = request.tools.iter().map(|t| t.name()).collect();
+            assert_eq!(
+                names,
+                [CODE_TOOL],
+                "in code mode the model is shown the code tool alone"
+            );
+        }
+    }
+    let results: Vec<&Message> = agent
+        .memory()
+        .iter()
+        .filter(|m| m.role == Role::Tool && m.name.as_deref() == Some(CODE_TOOL))
+        .collect();
+    let answer = outcome.as_deref().unwrap_or_default().to_lowercase();
+    Outcome {
+        solved: !task.expected.is_empty()
+            && task
+                .expected
+                .iter()
+                .all(|e| answer.contains(&e.to_lowercase())),
+        round_trips: requests.len(),
+        programs: results.len(),
+        programs_ok: results.iter().filter(|m| !m.is_error).count(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn code_mode_beside_direct_calling() {
+    let Some(server) = server(Template::Structured) else {
+        return;
+    };
+    let mut tasks = vec![code_tasks::three_cities()];
+    tasks.extend(code_tasks::tasks());
+    let (mut solved_direct, mut solved_code, mut programs) = (0, 0, 0);
+    for task in &tasks {
+        let direct = attempt(server, task, false).await;
+        let code = attempt(server, task, true).await;
+        println!(
+            "real model, {}: direct {} in {} round trips; code mode {} in {} round trips ({} programs, {} ran to their end)",
+            task.name,
+            if direct.solved {
+                "solved"
+            } else {
+                "not solved"
+            },
+            direct.round_trips,
+            if code.solved { "solved" } else { "not solved" },
+            code.round_trips,
+            code.programs,
+            code.programs_ok,
+        );
+        solved_direct += usize::from(direct.solved);
+        solved_code += usize::from(code.solved);
+        programs += code.programs;
+    }
+    println!(
+        "real model success: direct calling {solved_direct}/{n}, code mode {solved_code}/{n}",
+        n = tasks.len()
+    );
+    assert!(programs > 0, "the model never called the code tool");
+}
