@@ -11,6 +11,7 @@
 
 use std::hint::black_box;
 
+#[allow(dead_code)]
 mod common;
 
 use agent_toolkit::code::CodeMode;
@@ -25,6 +26,7 @@ return total;"#;
 fn code(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .enable_all()
         .build()
         .unwrap();
     let toolkit = Toolkit::builder().register(Add3).build().unwrap();

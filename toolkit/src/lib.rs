@@ -62,7 +62,10 @@
 //! Responses and Anthropic providers, a text tool-call parser) and a toolkit in a loop
 //! ([`agent`]), streaming [`AgentEvent`]s; with thousands of tools, deferred groups keep them
 //! out of every request until the model finds them ([`search`]: the `search_tools` meta tool,
-//! or the provider's own tool search); [`testing`] has a scripted model for tests and examples;
+//! or the provider's own tool search); with the `code` feature the model can write one
+//! JavaScript program that calls many tools instead (`code`: a QuickJS sandbox, every call through
+//! the same rules, journaled so that a paused or crashed program resumes without running a
+//! finished call again); [`testing`] has a scripted model for tests and examples;
 //! `a2a` and `mcp` (cargo features) carry tools to and from other agents; `tls` says which
 //! `https://` servers every HTTP client of the library trusts.
 //!
