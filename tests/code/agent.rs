@@ -241,3 +241,25 @@ async fn with_a_provider_that_runs_programs_the_request_asks_for_it() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_declared_tool_called_directly_still_runs_through_the_same_rules() {
+    let effects = Arc::new(Effects::default());
+    let kit = toolkit(effects.clone());
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::calls([
+            ("forecast", json!({ "city": "Oslo" })),
+            ("send", json!({ "to": "bo", "api_key": "stolen" })),
+        ]),
+        ScriptedTurn::text("done"),
+    ]));
+    let mut agent = ReActAgent::builder(model.clone())
+        .toolkit(&kit)
+        .code_mode(CodeMode::new())
+        .build()
+        .unwrap();
+    agent.run("x").await.unwrap();
+    assert_eq!(effects.lookups.load(Ordering::SeqCst), 1);
+    let results = tool_results(&model, 1);
+    assert!(results[1].contains("does not accept `api_key` from the model"), "{results:?}");
+}

@@ -182,3 +182,26 @@ async fn the_wall_clock_limit_stops_a_program_waiting_on_slow_calls() {
         err(&result)
     );
 }
+
+#[tokio::test]
+async fn the_wall_clock_limit_holds_while_a_call_runs() {
+    let effects = Arc::new(Effects::default());
+    let toolkit = toolkit(effects.clone());
+    let mode = CodeMode::new().time_limit(Duration::from_millis(200));
+    let started = Instant::now();
+    // `wait_gate` waits until the gate opens, which nothing does.
+    let result = mode
+        .run(
+            &toolkit,
+            "p",
+            "await tools.wait_gate(); return 1;",
+            &ToolContext::new(),
+        )
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(
+        err(&result).starts_with("Timeout: the program did not finish within its time limit"),
+        "{}",
+        err(&result)
+    );
+}

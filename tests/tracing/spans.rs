@@ -17,6 +17,8 @@ use super::tools::*;
 #[derive(Clone, Debug, Default)]
 struct SpanRecord {
     name: String,
+    /// Index of the parent span's record.
+    parent: Option<usize>,
     fields: Vec<(String, String)>,
     events: Vec<Vec<(String, String)>>,
 }
@@ -57,6 +59,10 @@ impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<
             ..Default::default()
         };
         attrs.record(&mut Fields(&mut record.fields));
+        record.parent = ctx
+            .span(id)
+            .and_then(|span| span.parent())
+            .and_then(|parent| parent.extensions().get::<Slot>().map(|slot| slot.0));
         let mut spans = self.0.lock().unwrap();
         spans.push(record);
         if let Some(span) = ctx.span(id) {
@@ -149,4 +155,36 @@ async fn every_call_gets_an_execute_tool_span_with_genai_fields() {
     assert_eq!(broken.field("error.type"), Some("execution"));
     assert_eq!(unknown.field("gen_ai.tool.name"), Some("no_such_tool"));
     assert_eq!(unknown.field("error.type"), Some("unknown_tool"));
+
+    // A program's calls (code mode) are traced as children of the program's span, which
+    // carries the program's call id.
+    #[cfg(feature = "code")]
+    {
+        let before = capture.0.lock().unwrap().len();
+        let result = agent_toolkit::code::CodeMode::new()
+            .run(
+                &kit,
+                "prog-7",
+                "await tools.echo({ n: 1 }); return (await tools.echo({ n: 2 }));",
+                &agent_toolkit::ToolContext::new(),
+            )
+            .await;
+        assert!(!result.is_error(), "{}", result.model_text());
+        let spans = capture.0.lock().unwrap().clone();
+        let program = spans
+            .iter()
+            .position(|s| s.name == "code.program")
+            .expect("a program span");
+        assert!(program >= before);
+        assert_eq!(spans[program].field("call_id"), Some("prog-7"));
+        let calls: Vec<(&str, Option<usize>)> = spans[before..]
+            .iter()
+            .filter(|s| s.name == "execute_tool")
+            .map(|s| (s.field("gen_ai.tool.call.id").unwrap_or(""), s.parent))
+            .collect();
+        assert_eq!(
+            calls,
+            [("prog-7/0", Some(program)), ("prog-7/1", Some(program))]
+        );
+    }
 }

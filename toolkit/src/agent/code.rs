@@ -42,6 +42,11 @@ impl ReActAgent {
             .map(|mode| mode.definition_in(&self.toolkit, snapshot))
     }
 
+    /// What local code mode adds to the system prompt.
+    pub(super) fn program_instructions(&self) -> Option<&str> {
+        self.local_code()?.instructions.as_deref()
+    }
+
     /// Whether programs run here, so that a run paused in one can resume in this agent.
     pub(super) fn runs_programs(&self) -> bool {
         self.local_code().is_some()

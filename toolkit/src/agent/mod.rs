@@ -208,6 +208,10 @@ impl ReActAgent {
     fn runs_programs(&self) -> bool {
         false
     }
+
+    fn program_instructions(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Who decides about calls of `requires_approval` tools.

@@ -337,7 +337,14 @@ impl ReActAgent {
     /// The system prompt, then the conversation.
     fn prompt(&self) -> Vec<Message> {
         let mut messages = Vec::with_capacity(self.memory.len() + 1);
-        messages.extend(self.system_prompt.iter().map(Message::system));
+        match (&self.system_prompt, self.program_instructions()) {
+            (Some(prompt), Some(extra)) => {
+                messages.push(Message::system(format!("{prompt}\n\n{extra}")))
+            }
+            (Some(prompt), None) => messages.push(Message::system(prompt.clone())),
+            (None, Some(extra)) => messages.push(Message::system(extra)),
+            (None, None) => {}
+        }
         messages.extend(self.memory.iter().cloned());
         messages
     }

@@ -142,7 +142,15 @@ pub struct CodeMode {
     pub(crate) execution: CodeExecution,
     pub(crate) store: Option<Arc<dyn JournalStore>>,
     pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) instructions: Option<String>,
 }
+
+/// What an agent in local code mode adds to its system prompt by default
+/// ([`CodeMode::instructions`]).
+pub const CODE_INSTRUCTIONS: &str = "You have one tool, `run_code`. To use the tools it declares, \
+    call it with a JavaScript program that calls them (`await tools.NAME({...})`, several at once \
+    with `Promise.all`) and returns what you need; then answer from its result. Use it before \
+    answering anything its tools can answer.";
 
 impl std::fmt::Debug for CodeMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -169,6 +177,7 @@ impl CodeMode {
             execution: CodeExecution::Auto,
             store: None,
             max_output_bytes: None,
+            instructions: Some(CODE_INSTRUCTIONS.to_string()),
         }
     }
 
@@ -225,6 +234,14 @@ impl CodeMode {
     /// by default).
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
         self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// What an agent running programs locally adds to its system prompt, to tell its model to
+    /// use the [`CODE_TOOL`] ([`CODE_INSTRUCTIONS`] by default; `None` adds nothing). Small
+    /// models tend to answer from memory without it.
+    pub fn instructions(mut self, instructions: Option<String>) -> Self {
+        self.instructions = instructions;
         self
     }
 

@@ -72,6 +72,17 @@ impl Run<'_> {
         )
     }
 
+    fn out_of_time(&self) -> ToolError {
+        ToolError::new(
+            ToolErrorKind::Timeout,
+            format!(
+                "the program did not finish within its time limit ({:?}); its calls that \
+                 finished are journaled",
+                self.mode.limits.wall
+            ),
+        )
+    }
+
     async fn save(&self, journal: &Journal) -> Result<(), ToolError> {
         let Some(store) = &self.mode.store else {
             return Ok(());
@@ -123,15 +134,7 @@ impl Run<'_> {
                 event = running.events.recv() => event,
                 () = &mut deadline => {
                     running.stop.store(true, Ordering::Relaxed);
-                    let error = ToolError::new(
-                        ToolErrorKind::Timeout,
-                        format!(
-                            "the program did not finish within its time limit ({:?}); its calls \
-                             that finished are journaled",
-                            self.mode.limits.wall
-                        ),
-                    );
-                    return self.finished(Err(error), journal);
+                    return self.finished(Err(self.out_of_time()), journal);
                 }
             };
             let calls = match event {
@@ -165,7 +168,21 @@ impl Run<'_> {
                 }
             };
             made = made.max(calls.last().map(|c| c.seq + 1).unwrap_or(0));
-            match self.answer(calls, &mut journal).await {
+            // The time limit holds while the calls run too: past it they are cancelled, their
+            // journal entries left without an answer (as after a crash).
+            let step = {
+                let answering = self.answer(calls, &mut journal);
+                tokio::pin!(answering);
+                tokio::select! {
+                    step = &mut answering => Some(step),
+                    () = &mut deadline => None,
+                }
+            };
+            let Some(step) = step else {
+                running.stop.store(true, Ordering::Relaxed);
+                return self.finished(Err(self.out_of_time()), journal);
+            };
+            match step {
                 Ok(Step::Answers(answers)) => {
                     if running.answers.send(answers).is_err() {
                         let error = ToolError::new(
