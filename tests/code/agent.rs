@@ -261,5 +261,8 @@ async fn a_declared_tool_called_directly_still_runs_through_the_same_rules() {
     agent.run("x").await.unwrap();
     assert_eq!(effects.lookups.load(Ordering::SeqCst), 1);
     let results = tool_results(&model, 1);
-    assert!(results[1].contains("does not accept `api_key` from the model"), "{results:?}");
+    assert!(
+        results[1].contains("does not accept `api_key` from the model"),
+        "{results:?}"
+    );
 }
