@@ -205,3 +205,13 @@ async fn the_wall_clock_limit_holds_while_a_call_runs() {
         err(&result)
     );
 }
+
+#[tokio::test]
+async fn calls_never_awaited_are_dropped_with_the_program() {
+    // The program ends with calls it made and never awaited: they never run, and the host
+    // frees the sandbox cleanly.
+    let message = contained("tools.charge({ customer: 'x', cents: 1 }); tools.forecast({ city: 'Oslo' }); return 'left';").await;
+    assert_eq!(message, "ok: left");
+    let message = contained("tools.forecast({ city: 'Oslo' }); throw new Error('boom');").await;
+    assert!(message.contains("Error: boom"), "{message}");
+}

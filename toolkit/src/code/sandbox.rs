@@ -248,7 +248,7 @@ fn run(
     start: Start,
     stop: Arc<AtomicBool>,
     events: &mpsc::UnboundedSender<Event>,
-    mut answers: mpsc::UnboundedReceiver<Vec<Answer>>,
+    answers: mpsc::UnboundedReceiver<Vec<Answer>>,
 ) -> Result<Finished, Failure> {
     let engine = |e: rquickjs::Error| Failure::Engine(e.to_string());
     let runtime = Runtime::new().map_err(engine)?;
@@ -271,6 +271,29 @@ fn run(
     let pending: Pending = Rc::default();
     let printed = Rc::new(RefCell::new(Printed::default()));
 
+    let result = drive(
+        &runtime, &context, &start, &clock, &pending, &printed, &stop, events, answers,
+    );
+    // Handles into the runtime go before it does: calls the program made and never awaited
+    // are still listed, and the host function (freed with the runtime) holds that list too.
+    pending.borrow_mut().clear();
+    result
+}
+
+/// Start the program and serve its calls until it ends.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    runtime: &Runtime,
+    context: &Context,
+    start: &Start,
+    clock: &Clock,
+    pending: &Pending,
+    printed: &Rc<RefCell<Printed>>,
+    stop: &AtomicBool,
+    events: &mpsc::UnboundedSender<Event>,
+    mut answers: mpsc::UnboundedReceiver<Vec<Answer>>,
+) -> Result<Finished, Failure> {
+    let engine = |e: rquickjs::Error| Failure::Engine(e.to_string());
     // Set up, and start the program: it runs until its first `await` of something unsettled.
     clock.resume();
     let program: Result<Persistent<Promise<'static>>, Failure> = context.with(|ctx| {

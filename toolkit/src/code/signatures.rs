@@ -134,7 +134,8 @@ fn typed(
         "array" => match object.get("items") {
             Some(items) => {
                 let inner = ts_type(items, defs, depth + 1);
-                if inner.contains(' ') {
+                // `a | b[]` would be a union with an array: such items are written `Array<…>`.
+                if is_compound(&inner) {
                     format!("Array<{inner}>")
                 } else {
                     format!("{inner}[]")
@@ -187,6 +188,22 @@ fn typed(
     }
 }
 
+/// Whether `t` is a union or an intersection at its top level (outside braces and brackets).
+fn is_compound(t: &str) -> bool {
+    let mut depth = 0i32;
+    let mut quoted = false;
+    for c in t.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '{' | '<' | '[' | '(' if !quoted => depth += 1,
+            '}' | '>' | ']' | ')' if !quoted => depth -= 1,
+            '|' | '&' if !quoted && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
@@ -223,6 +240,24 @@ mod tests {
         assert_eq!(
             signature(&definition),
             "/** Current weather for a city. */\nget_weather(args: { city: string /* City name */; unit?: \"c\" | \"f\"; days?: number | null; tags?: { id: number }[]; \"odd-key\"?: boolean }): Promise<{ temp: number }>;"
+        );
+    }
+
+    #[test]
+    fn arrays_of_unions_are_written_with_array() {
+        let items = |schema| ts_type(&json!({"type": "array", "items": schema}), None, 0);
+        assert_eq!(
+            items(json!({"type": ["string", "null"]})),
+            "Array<string | null>"
+        );
+        assert_eq!(
+            items(json!({"enum": ["a|b", "c"]})),
+            "Array<\"a|b\" | \"c\">"
+        );
+        assert_eq!(items(json!({"enum": ["a|b"]})), "\"a|b\"[]");
+        assert_eq!(
+            items(json!({"type": "object", "properties": {"x": {"type": ["integer", "null"]}}})),
+            "{ x?: number | null }[]"
         );
     }
 
