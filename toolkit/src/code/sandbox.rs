@@ -313,7 +313,7 @@ fn drive(
         let promise: Promise = ctx
             .eval(wrap(&start.code))
             .catch(&ctx)
-            .map_err(|e| classify(e, true, &clock, &start.limits))?;
+            .map_err(|e| classify(e, true, clock, &start.limits))?;
         Ok(Persistent::save(&ctx, promise))
     });
     let program = program?;
@@ -332,7 +332,7 @@ fn drive(
                         let value = ctx.catch();
                         describe(&ctx, value)
                     });
-                    return Err(classify_message(caught, &clock, &start.limits));
+                    return Err(classify_message(caught, clock, &start.limits));
                 }
             }
         }
@@ -362,7 +362,7 @@ fn drive(
                             _ => Value::new_undefined(ctx.clone()),
                         };
                         let message = describe(&ctx, reason);
-                        Ok(Some(Err(classify_message(message, &clock, &start.limits))))
+                        Ok(Some(Err(classify_message(message, clock, &start.limits))))
                     }
                 }
             },
@@ -405,7 +405,7 @@ fn drive(
                 resolve
                     .call::<_, ()>((settled,))
                     .catch(&ctx)
-                    .map_err(|e| classify(e, false, &clock, &start.limits))?;
+                    .map_err(|e| classify(e, false, clock, &start.limits))?;
             }
             Ok(())
         })?;
