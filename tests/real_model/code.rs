@@ -24,7 +24,7 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
     let model = Recorded::new(server, Wire::OpenAi);
     let mut builder = ReActAgent::builder(model.clone())
         .toolkit(&code_tasks::toolkit())
-        .max_iterations(if code { 3 } else { 5 })
+        .max_iterations(if code { 3 } else { 4 })
         .generation_options(model::options());
     if code {
         builder = builder.code_mode(

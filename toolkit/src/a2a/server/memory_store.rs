@@ -301,33 +301,10 @@ impl TaskStore for MemoryTaskStore {
                 .map(Entry::task)
                 .collect::<Result<_, _>>()?
         };
-        let page_size = a2a_server::pagination::resolve_page_size(req.page_size);
-        let start = match &req.page_token {
-            Some(token) => token
-                .parse::<usize>()
-                .map_err(|_| A2AError::invalid_params("invalid page token"))?,
-            None => 0,
-        };
+        let page = Page::of(req)?;
         let total = tasks.len();
-        let start = start.min(total);
-        let end = start.saturating_add(page_size).min(total);
-        let page = tasks
-            .drain(start..end)
-            .map(|mut task| {
-                keep_last_messages(&mut task, req.history_length);
-                task
-            })
-            .collect();
-        Ok(ListTasksResponse {
-            tasks: page,
-            next_page_token: if end < total {
-                end.to_string()
-            } else {
-                String::new()
-            },
-            page_size: i32::try_from(page_size).unwrap_or(i32::MAX),
-            total_size: i32::try_from(total).unwrap_or(i32::MAX),
-        })
+        let (start, end) = page.bounds(total);
+        Ok(page.answer(tasks.drain(start..end), total, req.history_length))
     }
 
     async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
@@ -353,9 +330,67 @@ impl TaskStore for MemoryTaskStore {
     }
 }
 
+/// One page of a `ListTasks` answer, as both task stores page: the token is the offset of the
+/// page's first task (in id order), the size the request's (or the default).
+pub(super) struct Page {
+    /// Offset of the page's first task among the matching ones.
+    pub(super) start: usize,
+    /// The most tasks the page holds.
+    pub(super) size: usize,
+}
+
+impl Page {
+    /// The page `req` asks for; a token that is not an offset is refused.
+    pub(super) fn of(req: &ListTasksRequest) -> Result<Page, A2AError> {
+        let start = match &req.page_token {
+            Some(token) => token
+                .parse::<usize>()
+                .map_err(|_| A2AError::invalid_params("invalid page token"))?,
+            None => 0,
+        };
+        Ok(Page {
+            start,
+            size: a2a_server::pagination::resolve_page_size(req.page_size),
+        })
+    }
+
+    /// The page's first and past-the-last positions among `total` matching tasks.
+    pub(super) fn bounds(&self, total: usize) -> (usize, usize) {
+        let start = self.start.min(total);
+        (start, start.saturating_add(self.size).min(total))
+    }
+
+    /// The answer holding `tasks` (this page's, their history cut to `history_length`) of
+    /// `total` matching tasks, with the next page's token while there is one.
+    pub(super) fn answer(
+        &self,
+        tasks: impl IntoIterator<Item = Task>,
+        total: usize,
+        history_length: Option<i32>,
+    ) -> ListTasksResponse {
+        let (_, end) = self.bounds(total);
+        ListTasksResponse {
+            tasks: tasks
+                .into_iter()
+                .map(|mut task| {
+                    keep_last_messages(&mut task, history_length);
+                    task
+                })
+                .collect(),
+            next_page_token: if end < total {
+                end.to_string()
+            } else {
+                String::new()
+            },
+            page_size: i32::try_from(self.size).unwrap_or(i32::MAX),
+            total_size: i32::try_from(total).unwrap_or(i32::MAX),
+        }
+    }
+}
+
 /// Keeps the last `history_length` messages of the task's history (none for zero or less),
 /// as `ListTasks` asks.
-pub(super) fn keep_last_messages(task: &mut Task, history_length: Option<i32>) {
+fn keep_last_messages(task: &mut Task, history_length: Option<i32>) {
     let (Some(requested), Some(history)) = (history_length, task.history.as_mut()) else {
         return;
     };

@@ -19,7 +19,7 @@ use a2a_server::task_store::{StoredTask, TaskVersion};
 use sqlx::Row;
 use sqlx::types::Json;
 
-use super::memory_store::keep_last_messages;
+use super::memory_store::Page;
 use crate::storage::migrate::{self, Step};
 use crate::storage::{Database, DatabaseError, now_ms, on_pool};
 
@@ -436,13 +436,7 @@ impl TaskStore for SqlTaskStore {
     }
 
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
-        let page_size = a2a_server::pagination::resolve_page_size(req.page_size);
-        let start = match &req.page_token {
-            Some(token) => token
-                .parse::<usize>()
-                .map_err(|_| A2AError::invalid_params("invalid page token"))?,
-            None => 0,
-        };
+        let page = Page::of(req)?;
         let state = req.status.as_ref().map(state_name).transpose()?;
         let after = req
             .status_timestamp_after
@@ -450,8 +444,8 @@ impl TaskStore for SqlTaskStore {
         let count_sql = format!("SELECT COUNT(*) FROM a2a_tasks WHERE {FILTER}");
         let page_sql =
             format!("SELECT task FROM a2a_tasks WHERE {FILTER} ORDER BY id LIMIT $4 OFFSET $5");
-        let limit = i64::try_from(page_size).unwrap_or(i64::MAX);
-        let offset = i64::try_from(start).unwrap_or(i64::MAX);
+        let limit = i64::try_from(page.size).unwrap_or(i64::MAX);
+        let offset = i64::try_from(page.start).unwrap_or(i64::MAX);
         let (total, tasks): (i64, Vec<Task>) = on_pool!(self.db, |pool, sql| {
             let run = async {
                 let total: i64 = sqlx::query_scalar(sql(&count_sql))
@@ -477,24 +471,7 @@ impl TaskStore for SqlTaskStore {
             run.await.map_err(|e| self.error("listing tasks", e))?
         });
         let total = usize::try_from(total).unwrap_or(0);
-        let end = start.min(total).saturating_add(page_size).min(total);
-        let tasks = tasks
-            .into_iter()
-            .map(|mut task| {
-                keep_last_messages(&mut task, req.history_length);
-                task
-            })
-            .collect();
-        Ok(ListTasksResponse {
-            tasks,
-            next_page_token: if end < total {
-                end.to_string()
-            } else {
-                String::new()
-            },
-            page_size: i32::try_from(page_size).unwrap_or(i32::MAX),
-            total_size: i32::try_from(total).unwrap_or(i32::MAX),
-        })
+        Ok(page.answer(tasks, total, req.history_length))
     }
 
     async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
