@@ -68,16 +68,17 @@ impl ReActAgent {
         iteration: usize,
         events: &Events,
     ) -> ProgramAnswer {
+        let failed = |error| {
+            ProgramAnswer::Result(ToolResult::new(
+                call.id.clone(),
+                call.name.clone(),
+                Err(error),
+                0,
+            ))
+        };
         let code = match program_code(&call.arguments) {
             Ok(code) => code,
-            Err(error) => {
-                return ProgramAnswer::Result(ToolResult::new(
-                    call.id.clone(),
-                    call.name.clone(),
-                    Err(error),
-                    0,
-                ));
-            }
+            Err(error) => return failed(error),
         };
         // One key per run, turn and call: a model may use one call id in every turn.
         let run_id = ctx
@@ -87,14 +88,7 @@ impl ReActAgent {
         let key = format!("{run_id}/{iteration}/{}", call.id);
         let journal = match mode.load(&key, &code).await {
             Ok(journal) => journal,
-            Err(error) => {
-                return ProgramAnswer::Result(ToolResult::new(
-                    call.id.clone(),
-                    call.name.clone(),
-                    Err(error),
-                    0,
-                ));
-            }
+            Err(error) => return failed(error),
         };
         self.drive_program(mode, call, key, journal, toolkit, ctx, events)
             .await

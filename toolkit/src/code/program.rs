@@ -240,9 +240,7 @@ impl Run<'_> {
                     }
                     (None, Some(ApprovalDecision::Deny(reason))) => {
                         let error = crate::exec::denied(&host.name, reason);
-                        let outcome = error_outcome(&error);
-                        answers[i] = Some(answer_of(&outcome));
-                        journal.entries[host.seq].outcome = Some(outcome);
+                        answers[i] = Some(settle_with_error(journal, host.seq, &error));
                         fresh = true;
                     }
                     (None, Some(decision)) => {
@@ -273,9 +271,7 @@ impl Run<'_> {
                                     host.name
                                 ),
                             );
-                            let outcome = error_outcome(&error);
-                            answers[i] = Some(answer_of(&outcome));
-                            journal.entries[host.seq].outcome = Some(outcome);
+                            answers[i] = Some(settle_with_error(journal, host.seq, &error));
                             fresh = true;
                         }
                     }
@@ -441,6 +437,14 @@ fn mismatch(detail: String) -> ToolError {
              fixed for it); it was stopped before running anything new"
         ),
     )
+}
+
+/// Record `error` as the answer of journal entry `seq`; what the program gets for it.
+fn settle_with_error(journal: &mut Journal, seq: usize, error: &ToolError) -> Answer {
+    let outcome = error_outcome(error);
+    let answer = answer_of(&outcome);
+    journal.entries[seq].outcome = Some(outcome);
+    answer
 }
 
 fn error_outcome(error: &ToolError) -> Outcome {

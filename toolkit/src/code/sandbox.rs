@@ -313,7 +313,7 @@ fn drive(
         let promise: Promise = ctx
             .eval(wrap(&start.code))
             .catch(&ctx)
-            .map_err(|e| classify(e, true, clock, &start.limits))?;
+            .map_err(|e| classify(&ctx, e, true, clock, &start.limits))?;
         Ok(Persistent::save(&ctx, promise))
     });
     let program = program?;
@@ -405,7 +405,7 @@ fn drive(
                 resolve
                     .call::<_, ()>((settled,))
                     .catch(&ctx)
-                    .map_err(|e| classify(e, false, clock, &start.limits))?;
+                    .map_err(|e| classify(&ctx, e, false, clock, &start.limits))?;
             }
             Ok(())
         })?;
@@ -526,24 +526,16 @@ fn describe<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> String {
         .unwrap_or_else(|_| "the program threw a value that cannot be shown".into())
 }
 
-fn classify(error: CaughtError<'_>, parsing: bool, clock: &Clock, limits: &CodeLimits) -> Failure {
-    let text = match &error {
-        CaughtError::Exception(e) => {
-            let message = e.message().unwrap_or_default();
-            let name = e
-                .as_object()
-                .get::<_, Option<String>>("name")
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| "Error".into());
-            let stack = e.stack().unwrap_or_default();
-            if stack.trim().is_empty() {
-                format!("{name}: {message}")
-            } else {
-                format!("{name}: {message}\n{}", stack.trim_end())
-            }
-        }
-        CaughtError::Value(v) => format!("the program threw {v:?}"),
+fn classify<'js>(
+    ctx: &Ctx<'js>,
+    error: CaughtError<'js>,
+    parsing: bool,
+    clock: &Clock,
+    limits: &CodeLimits,
+) -> Failure {
+    let text = match error {
+        CaughtError::Exception(e) => describe(ctx, e.into_value()),
+        CaughtError::Value(v) => describe(ctx, v),
         CaughtError::Error(e) => e.to_string(),
     };
     if parsing && text.starts_with("SyntaxError") {
