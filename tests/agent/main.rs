@@ -14,6 +14,7 @@ mod groups;
 mod hand_written;
 mod info;
 mod limits;
+mod meta;
 mod paused;
 mod runs;
 mod search;

@@ -58,7 +58,7 @@ async fn main() {
                 hang: Hang::parse(hang),
             };
             let toolkit = fixture::tools(files)
-                .code_tool(CodeTool::new(CodeMode::new().journal_store(store)).background())
+                .register(CodeTool::new(CodeMode::new().journal_store(store)).background())
                 .build()
                 .expect("the worker toolkit");
             let worker = Worker::new(&toolkit, &queue).concurrency(4);

@@ -310,7 +310,7 @@ async fn worker_killed_mid_program(place: Place) {
         .heartbeat(Duration::from_secs(1));
     // The submitting toolkit: `run_code` in the background; it runs nothing itself.
     let kit = Toolkit::builder()
-        .code_tool(CodeTool::new(CodeMode::new()).background())
+        .register(CodeTool::new(CodeMode::new()).background())
         .job_queue(queue)
         .build()
         .unwrap();

@@ -1,5 +1,5 @@
-//! `CodeTool`: code mode registered as the `run_code` tool of a toolkit, bound to that toolkit
-//! (weakly), the call id as the program id; as a background job of the in-process queue; and
+//! `CodeTool`: code mode registered as the `run_code` tool of a toolkit, running in the view
+//! that calls it, the call id as the program id; as a background job of the in-process queue; and
 //! `Toolkit::downgrade`.
 
 use std::sync::Arc;
@@ -39,7 +39,7 @@ async fn run_code_runs_the_program_through_its_toolkit_under_the_call_id() {
     let effects = Arc::new(Effects::default());
     let store = MemoryJournalStore::new();
     let kit = builder(&effects)
-        .code_tool(CodeTool::new(CodeMode::new().journal_store(store.clone())))
+        .register(CodeTool::new(CodeMode::new().journal_store(store.clone())))
         .build()
         .unwrap();
     let expected = ok(&CodeMode::new()
@@ -71,7 +71,7 @@ async fn run_code_runs_the_program_through_its_toolkit_under_the_call_id() {
 async fn run_code_takes_the_parameters_of_the_code_mode_definition() {
     let effects = Arc::new(Effects::default());
     let with_store = builder(&effects)
-        .code_tool(CodeTool::new(
+        .register(CodeTool::new(
             CodeMode::new().journal_store(MemoryJournalStore::new()),
         ))
         .build()
@@ -90,7 +90,7 @@ async fn run_code_takes_the_parameters_of_the_code_mode_definition() {
             .idempotent
     );
     let without = builder(&effects)
-        .code_tool(CodeTool::new(CodeMode::new()).description("Run a program."))
+        .register(CodeTool::new(CodeMode::new()).description("Run a program."))
         .build()
         .unwrap();
     assert!(!without.options(CODE_TOOL).unwrap().annotations.idempotent);
@@ -109,41 +109,33 @@ async fn run_code_takes_the_parameters_of_the_code_mode_definition() {
 }
 
 #[tokio::test]
-async fn a_code_tool_holds_its_toolkit_weakly_and_must_be_bound() {
+async fn a_code_tool_holds_no_toolkit_and_runs_in_the_calling_view() {
     let effects = Arc::new(Effects::default());
     let kit = builder(&effects)
-        .code_tool(CodeTool::new(CodeMode::new()))
+        .register(CodeTool::new(CodeMode::new()))
         .build()
         .unwrap();
     let weak = kit.downgrade();
     assert!(weak.upgrade().is_some());
-    // The tool inside holds the toolkit weakly: no reference cycle keeps it alive.
+    // The tool inside holds no toolkit: no reference cycle keeps it alive.
     drop(kit);
     assert!(
         weak.upgrade().is_none(),
         "the toolkit outlived its last handle"
     );
 
-    // Registered without `code_tool`, it is not bound until `bind`.
-    let tool = CodeTool::new(CodeMode::new());
-    let kit = builder(&effects).register(tool.clone()).build().unwrap();
-    let unbound = kit.call(call("c1", "return 1;"), &ToolContext::new()).await;
-    assert!(
-        err(&unbound).contains("not bound to a toolkit"),
-        "{}",
-        err(&unbound)
-    );
-    tool.bind(&kit);
-    let bound = kit
-        .call(
-            call(
-                "c2",
-                "return (await tools.forecast({ city: \"Oslo\" })).city;",
-            ),
-            &ToolContext::new(),
-        )
-        .await;
-    assert_eq!(ok(&bound), "Oslo");
+    // A program runs in the view that called `run_code`: its group state, not the toolkit's.
+    let kit = builder(&effects)
+        .register(CodeTool::new(CodeMode::new()))
+        .build()
+        .unwrap();
+    let program = "return (await tools.forecast({ city: \"Oslo\" })).city;";
+    let view = kit.view();
+    view.set_group_active("weather", false).unwrap();
+    let refused = view.call(call("c1", program), &ToolContext::new()).await;
+    assert!(refused.is_error(), "{}", refused.model_text());
+    let ran = kit.call(call("c2", program), &ToolContext::new()).await;
+    assert_eq!(ok(&ran), "Oslo");
 }
 
 #[tokio::test]
@@ -164,7 +156,7 @@ async fn a_weak_view_upgrades_to_the_view_while_it_lives() {
 async fn run_code_in_the_background_answers_pending_and_reports_the_program_result() {
     let effects = Arc::new(Effects::default());
     let kit = builder(&effects)
-        .code_tool(CodeTool::new(CodeMode::new()).background())
+        .register(CodeTool::new(CodeMode::new()).background())
         .build()
         .unwrap();
     let pending = kit.call(call("bg_1", PROGRAM), &ToolContext::new()).await;

@@ -10,8 +10,12 @@
 //! | `paused_run` | [`PausedRun`] and [`PendingApproval`]: a run stopped at approvals or external calls, as a value to store |
 //! | `resume` | continuing a [`PausedRun`] in any agent built like the one that paused it: [`resume`](ReActAgent::resume) |
 //! | `resume_error` | [`ResumeError`]: a state that cannot be read, decided or resumed |
-//! | `groups` | the `reset_equipped_tools` meta tool for groups the agent manages |
 //! | `search` | deferred tools: [`ToolSearch`] (the `search_tools` meta tool or the provider's own search), and the tool-list changes told to providers that keep their prompt cache |
+//!
+//! The meta tools — `search_tools` ([`SearchTools`](crate::toolkit::SearchTools)) and
+//! `reset_equipped_tools` ([`EquipGroups`](crate::toolkit::EquipGroups)) for the groups the agent
+//! manages — are tools of the agent's view ([`Toolkit::view_with_tools`]): their calls run
+//! through the execution stack like every other call.
 //! | `info` | [`AgentInfo`], the agent reference a tool takes with `#[ctx]` |
 //!
 //! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit
@@ -39,7 +43,6 @@
 mod code;
 mod events;
 mod external;
-mod groups;
 mod info;
 mod paused_run;
 mod resume;
@@ -95,8 +98,9 @@ pub struct ReActAgent {
     suspended: Option<PausedRun>,
     /// How the model finds deferred tools.
     tool_search: ToolSearch,
-    /// How many tools a search lists when the model does not say.
-    search_limit: usize,
+    /// Whether `search_tools` in the agent's view is its own (not a registered tool of that
+    /// name).
+    own_search: bool,
     /// What a provider that keeps its cache across tool changes was told so far.
     tool_list: search::ToolList,
     /// The tools each of this turn's searches made callable, by call id.
@@ -438,6 +442,19 @@ impl ReActAgentBuilder {
             let id = toolkit.group_id(name)?;
             managed.push(toolkit.groups()[id].clone());
         }
+        // The meta tools, as tools of the agent's view (a registered tool of the same name
+        // hides one, and stays the user's).
+        let mut meta: Vec<Arc<dyn crate::tool::AgentTool>> = Vec::new();
+        if !managed.is_empty() {
+            meta.push(Arc::new(crate::toolkit::EquipGroups::new(managed.clone())));
+        }
+        let own_search = toolkit.definition(crate::search::SEARCH_TOOL).is_none();
+        if own_search {
+            meta.push(Arc::new(
+                crate::toolkit::SearchTools::new(&toolkit).limit(self.search_limit),
+            ));
+        }
+        let toolkit = toolkit.view_with_tools(meta)?;
         // The agent's approver (else the toolkit's) approves the calls it makes in `run`.
         let (toolkit, pause_at_approvals) = match self.approvals {
             Approvals::Toolkit => (toolkit, false),
@@ -465,7 +482,7 @@ impl ReActAgentBuilder {
             pause_at_approvals,
             suspended: None,
             tool_search: self.tool_search,
-            search_limit: self.search_limit,
+            own_search,
             tool_list: search::ToolList::default(),
             search_references: search::References::default(),
             #[cfg(feature = "code")]

@@ -12,7 +12,6 @@ use tokio::sync::mpsc;
 
 use super::events::{AgentError, AgentEvent, ApprovalResponder, Events, emit};
 use super::external::RunOutcome;
-use super::groups::META_TOOL;
 use super::paused_run::{PausedRun, PendingApproval, Turns};
 use super::search::{self, SearchMode};
 use super::{AgentInfo, ReActAgent};
@@ -21,8 +20,10 @@ use crate::context::{Level, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
+use crate::search::SEARCH_TOOL;
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
+use crate::toolkit::{EQUIP_TOOL, EquipGroups, LOADED_KEY};
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
@@ -149,13 +150,23 @@ impl ReActAgent {
                 Some(_) => SearchMode::Off,
                 None => self.search_mode(&snapshot),
             };
+            // The meta tools are tools of the view; the search is offered only when the model
+            // finds deferred tools with it this turn.
+            let hidden_search = self.own_search && mode != SearchMode::Local;
+            let offered = |d: &&ToolDefinition| !(hidden_search && d.name() == SEARCH_TOOL);
             let mut tools: Vec<_> = match program_tool {
-                Some(tool) => vec![tool],
-                None => snapshot.iter().cloned().collect(),
+                Some(tool) => std::iter::once(tool)
+                    .chain(snapshot.iter().filter(|d| d.name() == EQUIP_TOOL).cloned())
+                    .collect(),
+                None => snapshot.iter().filter(offered).cloned().collect(),
             };
-            tools.extend(self.meta_tool());
-            if mode == SearchMode::Local {
-                tools.push(self.search_tool());
+            // The group tool tells the model which of its groups are equipped now.
+            if !self.managed_groups.is_empty()
+                && self.toolkit.definition(EQUIP_TOOL).is_none()
+                && let Some(equip) = tools.iter_mut().find(|d| d.name() == EQUIP_TOOL)
+            {
+                *equip =
+                    EquipGroups::new(self.managed_groups.clone()).definition(Some(&self.toolkit));
             }
             tools.extend(external.iter().cloned());
             let deferred = match mode {
@@ -443,12 +454,8 @@ impl ReActAgent {
         let mut waiting = Vec::new();
         let mut found = Found::default();
         let dialect = self.model.dialect();
+        let hidden_search = self.own_search && mode != SearchMode::Local;
         for call in calls {
-            if call.name == META_TOOL && !self.managed_groups.is_empty() {
-                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
-                results.push(Some(self.reset_equipped_tools(&call)));
-                continue;
-            }
             #[cfg(feature = "code")]
             if call.name == crate::code::CODE_TOOL
                 && let Some(code) = self.local_code()
@@ -463,13 +470,6 @@ impl ReActAgent {
                 }
                 continue;
             }
-            if search::is_search_call(&call, snapshot) && mode != SearchMode::Off {
-                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
-                let (result, references) = self.run_search(&call, toolkit);
-                found.references.insert(call.id.clone(), references);
-                results.push(Some(result));
-                continue;
-            }
             let name = self
                 .toolkit
                 .original_name(dialect, &call.name)
@@ -482,7 +482,7 @@ impl ReActAgent {
             {
                 toolkit.load_tools([name]);
                 found.called_deferred.push(name.to_string());
-            } else if snapshot.get(name).is_none() {
+            } else if snapshot.get(name).is_none() || (hidden_search && name == SEARCH_TOOL) {
                 emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
                 let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
                 let message = if call.name.trim().is_empty() {
@@ -524,6 +524,16 @@ impl ReActAgent {
         }
         let done = self.run_batch(toolkit, batch, ctx, events).await;
         for (i, result) in positions.into_iter().zip(done) {
+            // What the agent's own search made callable: the references a provider with
+            // client-side search sends back with its result.
+            if self.own_search
+                && result.name == SEARCH_TOOL
+                && let Ok(output) = &result.outcome
+                && let Some(loaded) = output.metadata.get(LOADED_KEY)
+            {
+                let loaded = serde_json::from_value(loaded.clone()).unwrap_or_default();
+                found.references.insert(result.call_id.clone(), loaded);
+            }
             results[i] = Some(result);
         }
         (results.into_iter().flatten().collect(), waiting, found)

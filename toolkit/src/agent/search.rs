@@ -6,11 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::ReActAgent;
-use crate::error::{ToolError, ToolErrorKind};
 use crate::model::{DeferredTool, Message, ToolChange};
-use crate::search::{self, DEFAULT_SEARCH_LIMIT, SEARCH_TOOL};
-use crate::tool::{ToolCall, ToolDefinition, ToolOutput, ToolResult};
-use crate::toolkit::{ToolSnapshot, Toolkit};
+use crate::tool::ToolDefinition;
+use crate::toolkit::ToolSnapshot;
 
 /// How an agent lets its model find the toolkit's deferred tools
 /// ([`ReActAgentBuilder::tool_search`](super::ReActAgentBuilder::tool_search)).
@@ -74,18 +72,6 @@ impl ReActAgent {
         }
     }
 
-    /// The `search_tools` definition, naming the deferred groups.
-    pub(super) fn search_tool(&self) -> ToolDefinition {
-        let catalog: Vec<String> = self
-            .toolkit
-            .groups()
-            .iter()
-            .filter(|g| g.deferred)
-            .map(|g| format!("{} ({})", g.name, g.description))
-            .collect();
-        search::search_tool_definition(&catalog.join("; "))
-    }
-
     /// The deferred tools of `snapshot` as a request carries them, with their groups.
     pub(super) fn deferred_tools(&self, snapshot: &ToolSnapshot) -> Vec<DeferredTool> {
         let groups: Vec<Arc<_>> = self
@@ -145,87 +131,10 @@ impl ReActAgent {
             list.deferred.clone(),
         )
     }
-
-    /// Answer a `search_tools` call: search this agent's view, make the tools found callable
-    /// from the next step, and say which they are. Returns the result and the tools it made
-    /// callable (the references a provider with client-side search sends).
-    pub(super) fn run_search(
-        &self,
-        call: &ToolCall,
-        toolkit: &Toolkit,
-    ) -> (ToolResult, Vec<String>) {
-        let (query, limit) = match search::parse_search_arguments(&call.arguments) {
-            Ok(args) => args,
-            Err(message) => {
-                let error = ToolError::new(ToolErrorKind::InvalidArguments, message);
-                return (
-                    ToolResult::new(call.id.clone(), call.name.clone(), Err(error), 1),
-                    Vec::new(),
-                );
-            }
-        };
-        let limit = limit.unwrap_or(self.search_limit);
-        let hits = toolkit.search_tools(&query, limit);
-        let snapshot = toolkit.snapshot();
-        let newly: Vec<String> = hits
-            .iter()
-            .filter(|h| snapshot.get_deferred(&h.name).is_some())
-            .map(|h| h.name.clone())
-            .collect();
-        toolkit.load_tools(&newly);
-        let text = if hits.is_empty() {
-            format!("No tool matches \"{query}\". Try other words, or fewer.")
-        } else {
-            let lines: Vec<String> = hits
-                .iter()
-                .map(|h| {
-                    let params = snapshot
-                        .get_deferred(&h.name)
-                        .or_else(|| snapshot.get(&h.name))
-                        .map(parameter_names)
-                        .unwrap_or_default();
-                    let known = if newly.contains(&h.name) {
-                        ""
-                    } else {
-                        " (already available)"
-                    };
-                    format!("- {}({params}): {}{known}", h.name, h.summary)
-                })
-                .collect();
-            format!(
-                "Tools matching \"{query}\", now available:\n{}\nGo on with the task: call the \
-                 tool it needs.",
-                lines.join("\n")
-            )
-        };
-        let result = ToolResult::new(
-            call.id.clone(),
-            call.name.clone(),
-            Ok(ToolOutput::text(text)),
-            1,
-        );
-        (result, newly)
-    }
-}
-
-/// The names of a tool's parameters, comma-separated: a one-line signature for a search's
-/// answer.
-fn parameter_names(definition: &ToolDefinition) -> String {
-    definition
-        .parameters()
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-        .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
-        .unwrap_or_default()
 }
 
 /// References made by this turn's searches, by call id: attached to the tool messages.
 pub(super) type References = HashMap<Arc<str>, Vec<String>>;
 
 /// The default number of tools a search lists.
-pub(super) const SEARCH_LIMIT: usize = DEFAULT_SEARCH_LIMIT;
-
-/// Whether `call` is the agent's search (not a user tool that happens to have its name).
-pub(super) fn is_search_call(call: &ToolCall, snapshot: &ToolSnapshot) -> bool {
-    call.name == SEARCH_TOOL && snapshot.get(SEARCH_TOOL).is_none()
-}
+pub(super) const SEARCH_LIMIT: usize = crate::search::DEFAULT_SEARCH_LIMIT;

@@ -60,7 +60,7 @@
 //! | `program` | one program's run: the journal between the sandbox and the toolkit |
 //! | `journal` | [`Journal`], [`JournalStore`] and [`MemoryJournalStore`] |
 //! | `signatures` | TypeScript-style signatures written from the tools' JSON Schemas |
-//! | `tool` | [`CodeTool`]: `run_code` registered in a toolkit, bound to it (a background job, say) |
+//! | `tool` | [`CodeTool`]: `run_code` registered in a toolkit, run in the calling view (a background job, say) |
 //! | `sql_store` | `SqlJournalStore`: journals in SQLite or Postgres (features `sqlite`, `postgres`) |
 
 mod journal;
@@ -276,7 +276,7 @@ impl CodeMode {
              throws a ToolError (`e.tool`, `e.kind`, `e.message`). No network, files or \
              imports; only these tools:\n\ndeclare const tools: {\n",
         );
-        for definition in snapshot.iter().filter(|d| d.name() != CODE_TOOL) {
+        for definition in snapshot.iter().filter(|d| !is_meta_tool(d.name())) {
             for line in signatures::signature(definition).lines() {
                 description.push_str("  ");
                 description.push_str(line);
@@ -370,6 +370,13 @@ impl CodeMode {
             )),
         }
     }
+}
+
+/// Whether `name` is a tool a program does not call as `tools.NAME`: the code tool itself (a
+/// program does not start programs) and the view's meta tools (a program searches with its own
+/// `search_tools(...)`).
+pub(crate) fn is_meta_tool(name: &str) -> bool {
+    name == CODE_TOOL || name == crate::search::SEARCH_TOOL || name == crate::toolkit::EQUIP_TOOL
 }
 
 fn unreachable_pause(id: &str) -> ToolResult {

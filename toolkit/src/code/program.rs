@@ -108,12 +108,13 @@ impl Run<'_> {
             );
         }
         let snapshot = self.toolkit.snapshot();
-        // Every tool of the view but the code tool itself: a program does not start programs.
+        // Every tool of the view but the meta tools: a program does not start programs, and
+        // searches with its own `search_tools(...)`.
         let names: Vec<String> = snapshot
             .iter()
             .chain(snapshot.deferred())
             .map(|d| d.name().to_string())
-            .filter(|name| name != super::CODE_TOOL)
+            .filter(|name| !super::is_meta_tool(name))
             .collect();
         let budget = self.mode.output_budget(self.toolkit);
         let start = sandbox::Start {
@@ -383,25 +384,35 @@ impl Run<'_> {
 
     /// `search_tools(query, limit)`: the toolkit's search, and the tools found made callable.
     fn search(&self, call: &ToolCall) -> Outcome {
-        let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let query = arguments.get("query").and_then(Value::as_str).unwrap_or("");
-        let limit = arguments
-            .get("limit")
-            .and_then(Value::as_u64)
-            .map(|l| l.clamp(1, 50) as usize)
-            .unwrap_or(crate::search::DEFAULT_SEARCH_LIMIT);
-        let hits = self.toolkit.search_tools(query, limit);
-        self.toolkit
-            .load_tools(hits.iter().map(|h| h.name.as_str()));
+        // The one parser and the one answer of `search_tools` (the agent's tool): the program
+        // gets the tools found, each with its TypeScript signature.
+        let (query, limit) = match crate::search::parse_search_arguments(&call.arguments) {
+            Ok(args) => args,
+            Err(message) => {
+                return Outcome::Error {
+                    message,
+                    kind: ToolErrorKind::InvalidArguments.as_str().to_string(),
+                };
+            }
+        };
+        let limit = limit.unwrap_or(crate::search::DEFAULT_SEARCH_LIMIT);
+        let answer = crate::toolkit::search_answer(self.toolkit, &query, limit);
         let snapshot = self.toolkit.snapshot();
-        let found: Vec<Value> = hits
+        let found = answer
+            .metadata
+            .get(crate::toolkit::FOUND_KEY)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let found: Vec<Value> = found
             .iter()
             .map(|hit| {
+                let name = hit.get("name").and_then(Value::as_str).unwrap_or_default();
                 let signature = snapshot
-                    .get(&hit.name)
+                    .get(name)
                     .map(super::signatures::signature)
                     .unwrap_or_default();
-                json!({"name": hit.name, "description": hit.summary, "signature": signature})
+                json!({"name": name, "description": hit.get("description"), "signature": signature})
             })
             .collect();
         Outcome::Value(Value::Array(found))

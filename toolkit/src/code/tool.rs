@@ -1,16 +1,17 @@
 //! [`CodeTool`]: code mode as a tool registered in a toolkit (`run_code`), which runs each
-//! program through the toolkit it is registered in — so that a program can be a background job
+//! program through the toolkit view it is called in — so that a program can be a background job
 //! of a durable queue, and a worker that dies mid-program leaves it to the next worker to
 //! resume from its journal.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::{CODE_TOOL, CodeMode};
+use crate::context::FromToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{AgentTool, ToolArgs, ToolFuture, ToolOptions, ToolSpec};
-use crate::toolkit::{Toolkit, ToolkitBuilder, WeakToolkit};
+use crate::toolkit::Toolkit;
 
 /// What the model is told `run_code` does, unless [`CodeTool::description`] says otherwise.
 const DESCRIPTION: &str = "Run a JavaScript program that calls the other tools; prefer it to \
@@ -23,14 +24,13 @@ const DESCRIPTION: &str = "Run a JavaScript program that calls the other tools; 
 
 /// Code mode as a registered tool: `run_code`, taking `{"code": string}` (the parameters of
 /// [`CodeMode::definition`]), which runs the program with [`CodeMode::run`] through the toolkit
-/// it is registered in, the call's id as the program id.
+/// view it is called in (the calling view, as a `#[ctx] toolkit: Toolkit` parameter gets it),
+/// the call's id as the program id.
 ///
-/// Register it with [`ToolkitBuilder::code_tool`], which binds it to the toolkit being built;
-/// the tool holds that toolkit weakly, so the two make no reference cycle. (A `CodeTool`
-/// registered otherwise — [`register`](ToolkitBuilder::register), a
-/// [`DynamicTools`](crate::toolkit::DynamicTools) set — runs programs in the toolkit given to
-/// [`bind`](Self::bind), and fails with an error saying so until then.) Programs run through
-/// the toolkit's own handle: its toolkit-wide group state, not a view's.
+/// Register it like any tool ([`register`](crate::toolkit::ToolkitBuilder::register), or in a
+/// [`DynamicTools`](crate::toolkit::DynamicTools) set). It holds no toolkit: a program's calls
+/// go through the handle that called `run_code` — a view's group state and found tools, its
+/// approver.
 ///
 /// **As a background job**: with [`background`](Self::background) and a toolkit with a durable
 /// `background::JobQueue` (features `sqlite`, `postgres`), a call of `run_code` is queued and
@@ -60,7 +60,7 @@ const DESCRIPTION: &str = "Run a JavaScript program that calls the other tools; 
 /// let mode = CodeMode::new().journal_store(MemoryJournalStore::new());
 /// let toolkit = Toolkit::builder()
 ///     .register(Add)
-///     .code_tool(CodeTool::new(mode))
+///     .register(CodeTool::new(mode))
 ///     .build()
 ///     .unwrap();
 /// let program = r#"{"code": "const [x, y] = await Promise.all([tools.add({a: 1, b: 2}), tools.add({a: 3, b: 4})]); return x * y;"}"#;
@@ -73,8 +73,6 @@ pub struct CodeTool {
     mode: Arc<CodeMode>,
     options: ToolOptions,
     description: Option<String>,
-    /// The toolkit programs run in, shared by this tool's clones.
-    toolkit: Arc<RwLock<Option<WeakToolkit>>>,
 }
 
 impl std::fmt::Debug for CodeTool {
@@ -82,7 +80,6 @@ impl std::fmt::Debug for CodeTool {
         f.debug_struct("CodeTool")
             .field("mode", &self.mode)
             .field("options", &self.options)
-            .field("bound", &crate::util::read(&self.toolkit).is_some())
             .finish_non_exhaustive()
     }
 }
@@ -95,7 +92,6 @@ impl CodeTool {
             mode: Arc::new(mode),
             options: ToolOptions::default(),
             description: None,
-            toolkit: Arc::default(),
         }
     }
 
@@ -120,34 +116,9 @@ impl CodeTool {
         self
     }
 
-    /// Run this tool's programs (and its clones') in `toolkit`, held weakly. Done by
-    /// [`ToolkitBuilder::code_tool`]; needed only for a `CodeTool` registered another way. A
-    /// later call replaces the binding.
-    pub fn bind(&self, toolkit: &Toolkit) {
-        *crate::util::write(&self.toolkit) = Some(toolkit.downgrade());
-    }
-
     /// The code mode programs run with.
     pub fn mode(&self) -> &CodeMode {
         &self.mode
-    }
-
-    /// The toolkit programs run in, if bound and alive.
-    fn toolkit(&self) -> Result<Toolkit, ToolError> {
-        let bound = crate::util::read(&self.toolkit).clone();
-        let Some(weak) = bound else {
-            return Err(ToolError::new(
-                ToolErrorKind::Execution,
-                "the code tool is not bound to a toolkit: register it with \
-                 `ToolkitBuilder::code_tool`, or call `CodeTool::bind` after the build",
-            ));
-        };
-        weak.upgrade().ok_or_else(|| {
-            ToolError::new(
-                ToolErrorKind::Execution,
-                "the toolkit the code tool was bound to is gone",
-            )
-        })
     }
 }
 
@@ -196,10 +167,10 @@ impl AgentTool for CodeTool {
     }
 
     fn call(&self, args: ToolArgs) -> ToolFuture {
-        let toolkit = self.toolkit();
         let mode = Arc::clone(&self.mode);
         Box::pin(async move {
-            let toolkit = toolkit?;
+            let toolkit = Toolkit::from_tool_context(args.context())
+                .map_err(|rejection| ToolError::new(ToolErrorKind::Execution, rejection.hint))?;
             let code = code_of(args.raw())?;
             let ctx = args.context().clone();
             let Some(id) = ctx.call_info().map(|c| c.call_id.clone()) else {
@@ -209,23 +180,6 @@ impl AgentTool for CodeTool {
                 ));
             };
             mode.run(&toolkit, &id, &code, &ctx).await.outcome
-        })
-    }
-}
-
-impl ToolkitBuilder {
-    /// Register code mode's `run_code` ([`CodeTool`]), bound to the toolkit this builds: its
-    /// programs call this toolkit's tools. Registration options that follow (`in_group`,
-    /// `preset`…) apply to it as to any registration.
-    pub fn code_tool(self, tool: CodeTool) -> Self {
-        // A binding of its own: clones of `tool` registered in other toolkits keep theirs.
-        let tool = CodeTool {
-            toolkit: Arc::default(),
-            ..tool
-        };
-        let binding = Arc::clone(&tool.toolkit);
-        self.register(tool).after_build(move |toolkit| {
-            *crate::util::write(&binding) = Some(toolkit.downgrade());
         })
     }
 }

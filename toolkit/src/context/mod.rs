@@ -81,6 +81,9 @@ pub struct ToolContext {
     call: Option<CallInfo>,
     cancel: Option<CancellationToken>,
     progress: Option<mpsc::Sender<ToolProgress>>,
+    /// The toolkit handle the call is made through (type-erased: the toolkit sits above this
+    /// module), read back by the toolkit's extractor of the calling view.
+    caller: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl ToolContext {
@@ -184,14 +187,27 @@ impl ToolContext {
     }
 
     /// The same context, bound to one call. Done by the toolkit before a tool runs.
-    pub(crate) fn for_call(&self, info: CallInfo, toolkit: Option<&Arc<Values>>) -> Self {
+    pub(crate) fn for_call(
+        &self,
+        info: CallInfo,
+        toolkit: Option<&Arc<Values>>,
+        caller: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Self {
         let mut ctx = self.clone();
+        if caller.is_some() {
+            ctx.caller = caller;
+        }
         // An empty toolkit level would only cost reference counts on every call.
         if let Some(toolkit) = toolkit.filter(|t| !t.is_empty()) {
             ctx.levels[Level::Toolkit as usize] = Some(toolkit.clone());
         }
         ctx.call = Some(info);
         ctx
+    }
+
+    /// The handle the call is made through, as [`for_call`](Self::for_call) was given it.
+    pub(crate) fn caller(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.caller.as_ref()
     }
 
     /// The progress sink, for [`ToolEmitter`].
@@ -227,20 +243,22 @@ mod tests {
             call_id: Arc::from("1"),
             tool_name: Arc::from("t"),
         };
-        let ctx = ToolContext::new().for_call(info.clone(), Some(&toolkit));
+        let ctx = ToolContext::new().for_call(info.clone(), Some(&toolkit), None);
         assert_eq!(*ctx.get::<Who>().unwrap(), Who("toolkit"));
 
         let mut agent = ToolContext::new();
         agent.insert(Level::Agent, Arc::new(Who("agent")));
-        let ctx = ToolContext::new()
-            .with_agent_values_of(&agent)
-            .for_call(info.clone(), Some(&toolkit));
+        let ctx = ToolContext::new().with_agent_values_of(&agent).for_call(
+            info.clone(),
+            Some(&toolkit),
+            None,
+        );
         assert_eq!(*ctx.get::<Who>().unwrap(), Who("agent"));
 
         let ctx = ToolContext::new()
             .with(Who("call"))
             .with_agent_values_of(&agent)
-            .for_call(info, Some(&toolkit));
+            .for_call(info, Some(&toolkit), None);
         assert_eq!(*ctx.get::<Who>().unwrap(), Who("call"));
     }
 }

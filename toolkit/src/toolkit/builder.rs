@@ -95,12 +95,7 @@ pub struct ToolkitBuilder {
     policy: ArgPolicy,
     errors: Vec<ConfigError>,
     exec: ExecDefaults,
-    /// Run with the built toolkit, in order (tools bound to the toolkit they are in).
-    after_build: Vec<AfterBuild>,
 }
-
-/// What runs with the toolkit once it is built.
-type AfterBuild = Box<dyn FnOnce(&Toolkit) + Send>;
 
 /// Toolkit-wide execution settings, before per-tool overrides.
 struct ExecDefaults {
@@ -152,7 +147,6 @@ impl ToolkitBuilder {
                 job_backend: None,
                 callbacks: Vec::new(),
             },
-            after_build: Vec::new(),
         }
     }
 
@@ -386,17 +380,6 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Run `hook` with the toolkit once it is built (not if the build fails): how a tool that
-    /// calls the toolkit it is registered in (code mode's `run_code`) is bound to it.
-    #[allow(
-        dead_code,
-        reason = "the seam tools bound to their toolkit plug into; none may be compiled in"
-    )]
-    pub(crate) fn after_build(mut self, hook: impl FnOnce(&Toolkit) + Send + 'static) -> Self {
-        self.after_build.push(Box::new(hook));
-        self
-    }
-
     /// Call `callback` with the result of every background call when it finishes.
     pub fn on_tool_result(
         mut self,
@@ -452,7 +435,6 @@ impl ToolkitBuilder {
             policy,
             mut errors,
             exec: defaults,
-            after_build,
         } = self;
         let group_ids: HashMap<&str, usize> = groups
             .iter()
@@ -565,14 +547,7 @@ impl ToolkitBuilder {
             )),
         };
         let inner = Arc::new(inner);
-        let toolkit = Toolkit {
-            scope: inner.default_scope.clone(),
-            inner,
-            approver: defaults.approval,
-        };
-        for hook in after_build {
-            hook(&toolkit);
-        }
-        Ok(toolkit)
+        let scope = inner.default_scope.clone();
+        Ok(Toolkit::from_parts(inner, scope, defaults.approval))
     }
 }

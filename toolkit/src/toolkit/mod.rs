@@ -4,6 +4,7 @@
 mod builder;
 mod compile;
 mod dynamic;
+mod meta;
 mod scope;
 mod search;
 mod snapshot;
@@ -20,9 +21,10 @@ pub use builder::{
     DEFAULT_BACKGROUND_CAPACITY, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_OUTPUT_BYTES, IntoTools,
     ToolSet, ToolkitBuilder,
 };
-use compile::{Entry, ExecBase};
+use compile::{Entry, ExecBase, Origin};
 use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
+pub use meta::{EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, SearchTools, search_answer};
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
@@ -36,7 +38,7 @@ use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
 use crate::jobs::{BackgroundJobs, Job, Submission};
 use crate::param::ParamKind;
 pub use crate::tool::GroupInfo;
-use crate::tool::{ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
+use crate::tool::{AgentTool, ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
 
 struct Inner {
     /// Registrations; index `i` here, in `settings`, `table` and `masks` is the same tool.
@@ -88,11 +90,30 @@ struct Inner {
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct Toolkit {
+pub struct Toolkit(Arc<Handle>);
+
+/// What a [`Toolkit`] handle is: the shared tools, one scope of group state, an approver. Kept
+/// behind one `Arc`, so that a handle is cloned with one reference count and the calling view
+/// rides in every call's context for free ([`CallingView`]).
+struct Handle {
     inner: Arc<Inner>,
     scope: Arc<Scope>,
     /// Who approves calls of `requires_approval` tools made through this handle.
     approver: Option<Arc<dyn ApprovalHook>>,
+}
+
+impl Toolkit {
+    fn from_parts(
+        inner: Arc<Inner>,
+        scope: Arc<Scope>,
+        approver: Option<Arc<dyn ApprovalHook>>,
+    ) -> Toolkit {
+        Toolkit(Arc::new(Handle {
+            inner,
+            scope,
+            approver,
+        }))
+    }
 }
 
 /// A [`Toolkit`] handle that does not keep it alive ([`Toolkit::downgrade`]).
@@ -110,11 +131,11 @@ impl WeakToolkit {
     /// The toolkit handle this was made from, if the toolkit (and, for a view, the view) is
     /// still alive.
     pub fn upgrade(&self) -> Option<Toolkit> {
-        Some(Toolkit {
-            inner: self.inner.upgrade()?,
-            scope: self.scope.upgrade()?,
-            approver: self.approver.clone(),
-        })
+        Some(Toolkit::from_parts(
+            self.inner.upgrade()?,
+            self.scope.upgrade()?,
+            self.approver.clone(),
+        ))
     }
 }
 
@@ -144,11 +165,11 @@ enum Found {
 impl std::fmt::Debug for Toolkit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Toolkit")
-            .field("tools", &self.inner.entries.len())
-            .field("groups", &self.inner.groups)
+            .field("tools", &self.0.inner.entries.len())
+            .field("groups", &self.0.inner.groups)
             .field(
                 "view",
-                &!Arc::ptr_eq(&self.scope, &self.inner.default_scope),
+                &!Arc::ptr_eq(&self.0.scope, &self.0.inner.default_scope),
             )
             .finish()
     }
@@ -164,11 +185,44 @@ impl Toolkit {
     /// only by it (and its clones), while groups it never toggled follow the toolkit-wide
     /// state. Give one to each agent or session sharing a toolkit. Cheap: no tool is copied.
     pub fn view(&self) -> Toolkit {
-        Toolkit {
-            inner: self.inner.clone(),
-            scope: Arc::new(Scope::overlay(self.inner.groups.len())),
-            approver: self.approver.clone(),
+        Toolkit::from_parts(
+            self.0.inner.clone(),
+            Arc::new(Scope::overlay(self.0.inner.groups.len(), Vec::new())),
+            self.0.approver.clone(),
+        )
+    }
+
+    /// A [`view`](Self::view) with `tools` of its own besides the toolkit's: they are listed in
+    /// its [`snapshot`](Self::snapshot) after the toolkit's tools (those of dynamic sets too), and called like every other
+    /// tool — through the execution stack (user layers, tracing, timeouts, approval) with the
+    /// rule for arguments. A registered tool of the same name hides one of these. This is how an
+    /// agent adds its meta tools (`search_tools`, `reset_equipped_tools`) to its view.
+    ///
+    /// Fails as [`build`](ToolkitBuilder::build) would for such a tool (a schema that does not
+    /// compile, two tools of one name).
+    pub fn view_with_tools(
+        &self,
+        tools: impl IntoIterator<Item = Arc<dyn AgentTool>>,
+    ) -> Result<Toolkit, ConfigError> {
+        let mut errors = Vec::new();
+        let mut entries: Vec<Arc<Entry>> = Vec::new();
+        for tool in tools {
+            let spec = tool.spec();
+            let name = spec.name.to_string();
+            if entries.iter().any(|e| e.definition.name() == name) {
+                return Err(ConfigError::DuplicateTool(name));
+            }
+            let entry = compile::compile(&name, tool, spec, &[], Origin::Registered, &mut errors);
+            entries.push(Arc::new(entry));
         }
+        if let Some(error) = errors.into_iter().next() {
+            return Err(error);
+        }
+        Ok(Toolkit::from_parts(
+            self.0.inner.clone(),
+            Arc::new(Scope::overlay(self.0.inner.groups.len(), entries)),
+            self.0.approver.clone(),
+        ))
     }
 
     /// The same handle (same tools, same group state) whose calls of `requires_approval` tools
@@ -185,37 +239,33 @@ impl Toolkit {
     /// back (same tools, same group state, same approver) while the toolkit lives.
     pub fn downgrade(&self) -> WeakToolkit {
         WeakToolkit {
-            inner: Arc::downgrade(&self.inner),
-            scope: Arc::downgrade(&self.scope),
-            approver: self.approver.clone(),
+            inner: Arc::downgrade(&self.0.inner),
+            scope: Arc::downgrade(&self.0.scope),
+            approver: self.0.approver.clone(),
         }
     }
 
     pub(crate) fn with_approver(&self, approver: Option<Arc<dyn ApprovalHook>>) -> Toolkit {
-        Toolkit {
-            inner: self.inner.clone(),
-            scope: self.scope.clone(),
-            approver,
-        }
+        Toolkit::from_parts(self.0.inner.clone(), self.0.scope.clone(), approver)
     }
 
     /// Switch a group on or off in this toolkit's scope (toolkit-wide for the toolkit itself,
     /// local for a [`view`](Self::view)).
     pub fn set_group_active(&self, group: &str, active: bool) -> Result<(), ConfigError> {
         let id = self.group_id(group)?;
-        self.scope.set(id, active);
+        self.0.scope.set(id, active);
         Ok(())
     }
 
     /// Whether a group is on in this scope.
     pub fn is_group_active(&self, group: &str) -> Result<bool, ConfigError> {
         let id = self.group_id(group)?;
-        Ok(self.active_groups()[id])
+        Ok(self.0.active_groups()[id])
     }
 
     /// Every declared group.
     pub fn groups(&self) -> &[GroupInfo] {
-        &self.inner.groups
+        &self.0.inner.groups
     }
 
     /// Definitions of the tools active in this scope, in registration order. Built from the
@@ -227,32 +277,7 @@ impl Toolkit {
     /// The tools active in this scope, as a shared snapshot. Rebuilt only when the active set
     /// changes (a bit scan over the tools); otherwise two reference counts.
     pub fn snapshot(&self) -> ToolSnapshot {
-        // A view that has switched no group and found no tool (version 0) sees exactly what
-        // the toolkit sees: the toolkit's cached snapshot serves it, so that fresh views (an MCP
-        // session, a stateless request) cost no rebuild.
-        if self.scope.version() == 0 && !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
-            let root = Toolkit {
-                inner: self.inner.clone(),
-                scope: self.inner.default_scope.clone(),
-                approver: None,
-            };
-            return root.snapshot();
-        }
-        // Versions first: a toggle racing with the rebuild then invalidates what we cache.
-        let versions = self.versions();
-        self.scope.cached(versions, || {
-            let active = self.active_groups();
-            let found = self.found();
-            let table = &self.inner.table;
-            let snapshot = ToolSnapshot::build(table, &self.inner.masks, &active, |i| {
-                found.contains(table[i].name())
-            });
-            if self.inner.dynamic.is_empty() {
-                return snapshot;
-            }
-            let (loaded, deferred) = self.active_dynamic(&active, &found);
-            snapshot.with_dynamic(loaded, deferred)
-        })
+        self.0.snapshot()
     }
 
     /// Make these deferred tools callable in this scope (toolkit-wide for the toolkit itself,
@@ -265,7 +290,7 @@ impl Toolkit {
             .filter(|n| matches!(self.find(n.as_ref()), Some((_, Availability::Deferred))))
             .map(|n| self.canonical_name(n.as_ref()))
             .collect();
-        self.scope.find(wanted)
+        self.0.scope.find(wanted)
     }
 
     /// The tools of this scope best matching `query` (BM25F over name, description and
@@ -281,9 +306,9 @@ impl Toolkit {
                 Some((_, Availability::Active | Availability::Deferred))
             )
         };
-        let mut state = crate::util::lock(&self.inner.search);
-        let version = self.inner.dynamic.iter().map(|d| d.tools.version()).sum();
-        let index = state.refresh(&self.inner.table, version, || self.dynamic_definitions());
+        let mut state = crate::util::lock(&self.0.inner.search);
+        let version = self.0.inner.dynamic.iter().map(|d| d.tools.version()).sum();
+        let index = state.refresh(&self.0.inner.table, version, || self.dynamic_definitions());
         index.search_where(query, limit, reachable)
     }
 
@@ -293,12 +318,16 @@ impl Toolkit {
         &self,
         snapshot: &ToolSnapshot,
     ) -> Vec<(ToolDefinition, Option<usize>)> {
-        let fixed = snapshot
-            .deferred_indices()
-            .map(|i| (self.inner.table[i].clone(), self.inner.masks.first_group(i)));
+        let fixed = snapshot.deferred_indices().map(|i| {
+            (
+                self.0.inner.table[i].clone(),
+                self.0.inner.masks.first_group(i),
+            )
+        });
         let dynamic = snapshot.deferred_dynamic_entries().iter().map(|e| {
             let name = e.definition.name();
             let group = self
+                .0
                 .inner
                 .dynamic
                 .iter()
@@ -312,7 +341,7 @@ impl Toolkit {
     /// The toolkit's result budget: the longest output handed to the model, in bytes
     /// ([`ToolkitBuilder::max_output_bytes`]).
     pub fn max_output_bytes(&self) -> usize {
-        self.inner.exec_base.max_output_bytes
+        self.0.inner.exec_base.max_output_bytes
     }
 
     /// Whether this scope has deferred tools not found yet.
@@ -320,22 +349,14 @@ impl Toolkit {
         self.snapshot().deferred().len() > 0
     }
 
-    /// Deferred tools found in this scope and toolkit-wide.
-    fn found(&self) -> rustc_hash::FxHashSet<String> {
-        let mut found = self.inner.default_scope.found();
-        if !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
-            found.extend(self.scope.found());
-        }
-        found
-    }
-
     fn is_found(&self, name: &str) -> bool {
-        self.inner.default_scope.is_found(name) || self.scope.is_found(name)
+        self.0.inner.default_scope.is_found(name) || self.0.scope.is_found(name)
     }
 
     /// Every tool of the dynamic sets now, earlier sets first (hidden duplicates included).
     fn dynamic_definitions(&self) -> Vec<ToolDefinition> {
-        self.inner
+        self.0
+            .inner
             .dynamic
             .iter()
             .flat_map(|d| {
@@ -352,22 +373,22 @@ impl Toolkit {
     /// switched toolkit-wide or in this view, or a [`DynamicTools`] set replaced. This is how
     /// a server pushes "the tool list changed" to its clients.
     pub fn watch_changes(&self) -> ToolChanges {
-        let mut receivers = vec![self.inner.default_scope.subscribe()];
-        if !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
-            receivers.push(self.scope.subscribe());
+        let mut receivers = vec![self.0.inner.default_scope.subscribe()];
+        if !Arc::ptr_eq(&self.0.scope, &self.0.inner.default_scope) {
+            receivers.push(self.0.scope.subscribe());
         }
-        receivers.extend(self.inner.dynamic.iter().map(|d| d.tools.subscribe()));
+        receivers.extend(self.0.inner.dynamic.iter().map(|d| d.tools.subscribe()));
         ToolChanges::new(receivers)
     }
 
     /// The active tools in one provider's wire format (names sanitised for it; calls using
     /// the sanitised names are mapped back by [`call`](Self::call)).
     pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
-        let map = &self.inner.name_maps[dialect as usize];
+        let map = &self.0.inner.name_maps[dialect as usize];
         let snapshot = self.snapshot();
         let fixed = snapshot.indices().map(|i| {
-            let def = &self.inner.table[i];
-            self.inner.entries[i].rendered[dialect as usize]
+            let def = &self.0.inner.table[i];
+            self.0.inner.entries[i].rendered[dialect as usize]
                 .get_or_init(|| {
                     let name = map.wire_name(def.name()).unwrap_or(def.name());
                     dialect.render(def, name)
@@ -389,17 +410,17 @@ impl Toolkit {
     /// The definition of one registered tool (active or not). Tools of [`DynamicTools`] sets
     /// are not registrations: find them in a [`snapshot`](Self::snapshot).
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
-        self.lookup(name).map(|i| &self.inner.table[i])
+        self.lookup(name).map(|i| &self.0.inner.table[i])
     }
 
     /// The options of one registered tool (not of a tool of a [`DynamicTools`] set).
     pub fn options(&self, name: &str) -> Option<&ToolOptions> {
-        self.lookup(name).map(|i| &*self.inner.entries[i].options)
+        self.lookup(name).map(|i| &*self.0.inner.entries[i].options)
     }
 
     /// The registered name behind a name used on the wire of `dialect`.
     pub fn original_name<'a>(&'a self, dialect: Dialect, wire: &'a str) -> Option<&'a str> {
-        self.inner.name_maps[dialect as usize].original_name(wire)
+        self.0.inner.name_maps[dialect as usize].original_name(wire)
     }
 
     /// Run one call through the execution stack. Always returns exactly one result: unknown or
@@ -449,7 +470,7 @@ impl Toolkit {
             .await;
         }
         let attempts = inv.attempt_counter();
-        let outcome = self.inner.stack.run(inv).await;
+        let outcome = self.0.inner.stack.run(inv).await;
         ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
     }
 
@@ -486,9 +507,9 @@ impl Toolkit {
         calls: Vec<ToolCall>,
         ctx: &'a ToolContext,
     ) -> impl Stream<Item = (usize, ToolResult)> + Send + 'a {
-        let max = self.inner.max_concurrency;
+        let max = self.0.inner.max_concurrency;
         let options = |name: &str| match self.find(name) {
-            Some((Found::Registered(i), _)) => Some(self.inner.entries[i].options.clone()),
+            Some((Found::Registered(i), _)) => Some(self.0.inner.entries[i].options.clone()),
             Some((Found::Dynamic(e), _)) => Some(e.options.clone()),
             None => None,
         };
@@ -523,12 +544,12 @@ impl Toolkit {
     /// Most calls running at once: the cap on a batch of [`call_all`](Self::call_all), which
     /// servers built on the toolkit apply across their concurrent requests too.
     pub fn max_concurrency(&self) -> usize {
-        self.inner.max_concurrency
+        self.0.inner.max_concurrency
     }
 
     /// The toolkit's background queue and ledger (shared by all clones and views).
     pub fn background(&self) -> &BackgroundJobs {
-        &self.inner.background
+        &self.0.inner.background
     }
 
     /// Validate a background call, queue it, and answer with a pending result.
@@ -547,8 +568,8 @@ impl Toolkit {
         {
             return rejected(call.id, call.name, e);
         }
-        let jobs = &self.inner.background;
-        let stack = self.inner.stack.clone();
+        let jobs = &self.0.inner.background;
+        let stack = self.0.inner.stack.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
         let run_here = {
             let (id, name) = (id.clone(), name.clone());
@@ -591,7 +612,7 @@ impl Toolkit {
         let Some(i) = self.lookup(name) else {
             return Vec::new();
         };
-        self.inner.entries[i]
+        self.0.inner.entries[i]
             .plan
             .params
             .iter()
@@ -645,13 +666,13 @@ impl Toolkit {
             }
         }
         let (entry, settings) = match &found {
-            Found::Registered(i) => (&self.inner.entries[*i], self.inner.settings[*i].clone()),
+            Found::Registered(i) => (&self.0.inner.entries[*i], self.0.inner.settings[*i].clone()),
             Found::Dynamic(entry) => {
                 // A dynamic set may sit in several toolkits: its settings are this one's.
                 let settings = compile::settings_for(
                     &entry.options,
                     compile::Overrides::default(),
-                    &self.inner.exec_base,
+                    &self.0.inner.exec_base,
                 );
                 (&**entry, Arc::new(settings))
             }
@@ -660,13 +681,16 @@ impl Toolkit {
             call_id: id.clone(),
             tool_name: entry.plan.tool.clone(),
         };
-        let call_ctx = ctx.for_call(info.clone(), Some(&self.inner.context));
-        let args = args::resolve(&entry.plan, arguments, call_ctx, &self.inner.policy);
+        // The calling view rides along (one reference count): a tool that searches, equips or runs
+        // a program takes it with `#[ctx] toolkit: Toolkit`.
+        let caller: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
+        let call_ctx = ctx.for_call(info.clone(), Some(&self.0.inner.context), Some(caller));
+        let args = args::resolve(&entry.plan, arguments, call_ctx, &self.0.inner.policy);
         Ok(ToolInvocation::new(
             entry.tool.clone(),
             entry.options.clone(),
             settings,
-            self.approver.clone(),
+            self.0.approver.clone(),
             args,
             info,
             entry.pace.clone(),
@@ -695,7 +719,7 @@ impl Toolkit {
     /// this toolkit answers to `name`.
     pub(crate) fn requires_approval(&self, name: &str) -> Option<bool> {
         match self.find(name)? {
-            (Found::Registered(i), _) => Some(self.inner.entries[i].options.requires_approval),
+            (Found::Registered(i), _) => Some(self.0.inner.entries[i].options.requires_approval),
             (Found::Dynamic(e), _) => Some(e.options.requires_approval),
         }
     }
@@ -705,7 +729,7 @@ impl Toolkit {
     /// registration has is looked up in the dynamic sets, where earlier sets hide later ones.
     fn find(&self, name: &str) -> Option<(Found, Availability)> {
         if let Some(i) = self.lookup(name) {
-            let masks = &self.inner.masks;
+            let masks = &self.0.inner.masks;
             let availability = if masks.is_always_active(i) {
                 Availability::Active
             } else {
@@ -720,12 +744,16 @@ impl Toolkit {
             };
             return Some((Found::Registered(i), availability));
         }
+        if let Some(entry) = self.0.scope.tool(name) {
+            return Some((Found::Dynamic(entry.clone()), Availability::Active));
+        }
         let (registration, entry) = self
+            .0
             .inner
             .dynamic
             .iter()
             .find_map(|d| d.tools.current().get(name).map(|e| (d, e.clone())))?;
-        let availability = if !self.active_groups()[registration.group] {
+        let availability = if !self.0.active_groups()[registration.group] {
             Availability::Off
         } else if (registration.deferred || entry.options.defer_loading)
             && !self.is_found(entry.definition.name())
@@ -735,6 +763,132 @@ impl Toolkit {
             Availability::Active
         };
         Some((Found::Dynamic(entry), availability))
+    }
+
+    /// The registered name behind `name` (a wire name is mapped back); other names as given.
+    fn canonical_name(&self, name: &str) -> String {
+        self.lookup(name)
+            .map_or(name, |i| self.0.inner.table[i].name())
+            .to_string()
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        if let Some(&i) = self.0.inner.by_name.get(name) {
+            return Some(i);
+        }
+        self.0
+            .inner
+            .name_maps
+            .iter()
+            .find_map(|m| m.original_name(name))
+            .and_then(|original| self.0.inner.by_name.get(original).copied())
+    }
+
+    fn available_list(&self) -> String {
+        let snapshot = self.snapshot();
+        let names: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    /// The index of a declared group, or the error naming the groups there are.
+    pub(crate) fn group_id(&self, group: &str) -> Result<usize, ConfigError> {
+        self.0
+            .inner
+            .groups
+            .iter()
+            .position(|g| g.name == group)
+            .ok_or_else(|| ConfigError::NoSuchGroup {
+                name: group.to_string(),
+                known: self
+                    .0
+                    .inner
+                    .groups
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// The calling view: a tool with a `#[ctx] toolkit: Toolkit` parameter gets the toolkit handle
+/// it is being called through — its view's group state, the tools found in it, its approver —
+/// so that a tool which searches, equips a group or runs a program is an ordinary tool. Calls
+/// through an agent get the agent's view; a durable background job run by a worker gets the
+/// worker's toolkit.
+impl crate::context::FromToolContext for Toolkit {
+    fn from_tool_context(ctx: &ToolContext) -> Result<Self, crate::context::ContextRejection> {
+        ctx.caller()
+            .and_then(|caller| Arc::clone(caller).downcast::<Handle>().ok())
+            .map(Toolkit)
+            .ok_or_else(|| {
+                crate::context::ContextRejection::new(
+                    "Toolkit",
+                    "the calling toolkit exists only while a toolkit runs the call",
+                )
+            })
+    }
+}
+
+impl Handle {
+    /// The tools active in this scope, as a shared snapshot. Rebuilt only when the active set
+    /// changes (a bit scan over the tools); otherwise two reference counts.
+    fn snapshot(&self) -> ToolSnapshot {
+        // A view that has switched no group and found no tool (version 0) sees exactly what
+        // the toolkit sees: the toolkit's cached snapshot serves it, so that fresh views (an MCP
+        // session, a stateless request) cost no rebuild.
+        if self.scope.version() == 0
+            && self.scope.tools().is_empty()
+            && !Arc::ptr_eq(&self.scope, &self.inner.default_scope)
+        {
+            let root = Handle {
+                inner: self.inner.clone(),
+                scope: self.inner.default_scope.clone(),
+                approver: None,
+            };
+            return root.snapshot();
+        }
+        // Versions first: a toggle racing with the rebuild then invalidates what we cache.
+        let versions = self.versions();
+        self.scope.cached(versions, || {
+            let active = self.active_groups();
+            let found = self.found();
+            let table = &self.inner.table;
+            let snapshot = ToolSnapshot::build(table, &self.inner.masks, &active, |i| {
+                found.contains(table[i].name())
+            });
+            if self.inner.dynamic.is_empty() && self.scope.tools().is_empty() {
+                return snapshot;
+            }
+            let (dynamic, deferred) = self.active_dynamic(&active, &found);
+            // The dynamic sets' tools, then the view's own (unless a registered tool hides one;
+            // a view's tool hides a dynamic one).
+            let own = self.scope.tools();
+            let mine = |name: &str| own.iter().any(|o| o.definition.name() == name);
+            let loaded = dynamic
+                .into_iter()
+                .filter(|e| !mine(e.definition.name()))
+                .chain(
+                    own.iter()
+                        .filter(|e| !self.inner.by_name.contains_key(e.definition.name()))
+                        .cloned(),
+                )
+                .collect();
+            snapshot.with_dynamic(loaded, deferred)
+        })
+    }
+
+    /// Deferred tools found in this scope and toolkit-wide.
+    fn found(&self) -> rustc_hash::FxHashSet<String> {
+        let mut found = self.inner.default_scope.found();
+        if !Arc::ptr_eq(&self.scope, &self.inner.default_scope) {
+            found.extend(self.scope.found());
+        }
+        found
     }
 
     /// The tools of dynamic sets in these active groups, without hidden duplicates: those
@@ -769,52 +923,6 @@ impl Toolkit {
             }
         }
         (out, deferred)
-    }
-
-    /// The registered name behind `name` (a wire name is mapped back); other names as given.
-    fn canonical_name(&self, name: &str) -> String {
-        self.lookup(name)
-            .map_or(name, |i| self.inner.table[i].name())
-            .to_string()
-    }
-
-    fn lookup(&self, name: &str) -> Option<usize> {
-        if let Some(&i) = self.inner.by_name.get(name) {
-            return Some(i);
-        }
-        self.inner
-            .name_maps
-            .iter()
-            .find_map(|m| m.original_name(name))
-            .and_then(|original| self.inner.by_name.get(original).copied())
-    }
-
-    fn available_list(&self) -> String {
-        let snapshot = self.snapshot();
-        let names: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
-        if names.is_empty() {
-            "none".into()
-        } else {
-            names.join(", ")
-        }
-    }
-
-    /// The index of a declared group, or the error naming the groups there are.
-    pub(crate) fn group_id(&self, group: &str) -> Result<usize, ConfigError> {
-        self.inner
-            .groups
-            .iter()
-            .position(|g| g.name == group)
-            .ok_or_else(|| ConfigError::NoSuchGroup {
-                name: group.to_string(),
-                known: self
-                    .inner
-                    .groups
-                    .iter()
-                    .map(|g| g.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
     }
 
     /// Effective group state of this scope: its overrides over the toolkit-wide state.

@@ -1,11 +1,12 @@
 //! Group state of one scope: the toolkit-wide default, or a view's overrides on top of it.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
 use tokio::sync::watch;
 
+use super::compile::Entry;
 use super::snapshot::ToolSnapshot;
 use crate::util::lock;
 
@@ -26,6 +27,8 @@ pub(super) struct Scope {
     cache: Mutex<Option<Cached>>,
     /// Deferred tools found in this scope, by name.
     found: Mutex<FxHashSet<String>>,
+    /// Tools of this view alone ([`Toolkit::view_with_tools`](super::Toolkit::view_with_tools)).
+    tools: Vec<Arc<Entry>>,
 }
 
 impl Scope {
@@ -36,17 +39,30 @@ impl Scope {
             changes: watch::Sender::new(0),
             cache: Mutex::new(None),
             found: Mutex::new(FxHashSet::default()),
+            tools: Vec::new(),
         }
     }
 
-    pub(super) fn overlay(groups: usize) -> Self {
+    /// A view's scope: no group switched yet, with `tools` of its own.
+    pub(super) fn overlay(groups: usize, tools: Vec<Arc<Entry>>) -> Self {
         Scope {
             state: Mutex::new(vec![None; groups]),
             version: AtomicU64::new(0),
             changes: watch::Sender::new(0),
             cache: Mutex::new(None),
             found: Mutex::new(FxHashSet::default()),
+            tools,
         }
+    }
+
+    /// The tools of this view alone, in the order given.
+    pub(super) fn tools(&self) -> &[Arc<Entry>] {
+        &self.tools
+    }
+
+    /// The tool of this view alone called `name`.
+    pub(super) fn tool(&self, name: &str) -> Option<&Arc<Entry>> {
+        self.tools.iter().find(|e| e.definition.name() == name)
     }
 
     pub(super) fn set(&self, group: usize, active: bool) {

@@ -180,6 +180,7 @@ impl RemoteTool {
                     tool_name: Arc::from(self.inner.local_name.as_str()),
                 },
                 None,
+                None,
             ),
         };
         self.inner.run(arguments.to_string(), ctx).await
