@@ -47,7 +47,9 @@
 //!    call > agent > toolkit → defaults → error), the hidden ones refused if the model sent
 //!    them ([`toolkit::HiddenArgs`]). Context values come from [`ToolContext`] through
 //!    [`FromToolContext`] extractors ([`Ctx`], [`ToolEmitter`], [`CallInfo`], [`AgentInfo`],
-//!    [`CancellationToken`]; the [`context`] module).
+//!    [`CancellationToken`], and [`Toolkit`] itself — the view the call is made through, so a
+//!    tool that searches, equips groups or runs a program is an ordinary tool; the [`context`]
+//!    module).
 //! 5. **Execution** — the call runs through a stack of tower services ([`exec`]): tracing,
 //!    your layers, approval, the whole-call limit, retries ([`RetryPolicy`]), the per-attempt
 //!    limit, a panic guard, the tool. [`Toolkit::call_all`] runs one model turn's calls

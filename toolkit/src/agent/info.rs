@@ -60,10 +60,10 @@ impl FromToolContext for AgentInfo {
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
         ctx.get::<AgentInfo>()
             .map(|info| (*info).clone())
-            .ok_or_else(|| ContextRejection {
-                missing: "AgentInfo".into(),
-                hint: "AgentInfo is supplied only to tools run by a ReActAgent, and this call was made outside one (e.g. with Toolkit::call); take `Option<AgentInfo>` in a tool that may run either way".into(),
-            })
+            .ok_or_else(|| ContextRejection::new(
+                "AgentInfo",
+                "AgentInfo is supplied only to tools run by a ReActAgent, and this call was made outside one (e.g. with Toolkit::call); take `Option<AgentInfo>` in a tool that may run either way",
+            ))
     }
 
     fn context_reads() -> ContextReads {

@@ -454,7 +454,9 @@ impl ReActAgent {
         let mut waiting = Vec::new();
         let mut found = Found::default();
         let dialect = self.model.dialect();
-        let hidden_search = self.own_search && mode != SearchMode::Local;
+        // The search answers whenever the model finds deferred tools this turn: with the
+        // tool offered, or with a provider's client-side search that calls it.
+        let hidden_search = self.own_search && mode == SearchMode::Off;
         for call in calls {
             #[cfg(feature = "code")]
             if call.name == crate::code::CODE_TOOL

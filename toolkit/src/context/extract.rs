@@ -15,20 +15,43 @@ pub struct ContextRejection {
     pub missing: String,
     /// How to fix it, for the operator.
     pub hint: String,
+    /// The value is there but cannot be used (not merely absent): `Option<E>` reports it
+    /// instead of reading it as `None`.
+    invalid: bool,
 }
 
 impl ContextRejection {
-    /// A rejection saying what is `missing` and how to fix it (`hint`, for the operator).
+    /// A rejection saying what is `missing` and how to fix it (`hint`, for the operator). An
+    /// `Option<E>` parameter reads this rejection as `None`.
     pub fn new(missing: impl Into<String>, hint: impl Into<String>) -> Self {
         ContextRejection {
             missing: missing.into(),
             hint: hint.into(),
+            invalid: false,
         }
+    }
+
+    /// A rejection of a value that is present but cannot be used (malformed, expired, of the
+    /// wrong tenant…): `what` names it, `hint` says how to fix it. Unlike [`new`](Self::new)
+    /// and [`missing`](Self::missing), an `Option<E>` parameter does not turn it into `None`:
+    /// the call fails with it, so a present-but-invalid value is never taken for an absent one.
+    pub fn invalid(what: impl Into<String>, hint: impl Into<String>) -> Self {
+        ContextRejection {
+            invalid: true,
+            ..Self::new(what, hint)
+        }
+    }
+
+    /// Whether this rejects a value that is present but unusable ([`invalid`](Self::invalid)),
+    /// rather than one that is absent.
+    pub fn is_invalid(&self) -> bool {
+        self.invalid
     }
 
     /// A rejection for a missing value of type `T`.
     pub fn missing<T: ?Sized>() -> Self {
         ContextRejection {
+            invalid: false,
             missing: type_name::<T>().to_string(),
             hint: format!(
                 "put a `{}` in the call context (`ToolContext::with`), the agent's context or the toolkit's (`ToolkitBuilder::context`)",
@@ -58,7 +81,7 @@ impl ContextRejection {
     message = "`{Self}` cannot be injected into a tool as a `#[ctx]` parameter",
     label = "not a context extractor",
     note = "use `Ctx<{Self}>` to inject a value put into the context, or implement `FromToolContext` for `{Self}`",
-    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `AgentInfo`, `CancellationToken`, `ToolContext`, and `Option<E>` of any extractor"
+    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `AgentInfo`, `CancellationToken`, `ToolContext`, `Toolkit` (the calling view), and `Option<E>` of any extractor"
 )]
 pub trait FromToolContext: Sized {
     /// Extract the value, or say what is missing.
@@ -128,9 +151,15 @@ impl<T: Send + Sync + 'static> FromToolContext for Ctx<T> {
     }
 }
 
+/// `None` when the extractor finds its value absent; a value that is present but invalid
+/// ([`ContextRejection::invalid`]) is still a rejection, reported like any other.
 impl<E: FromToolContext> FromToolContext for Option<E> {
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
-        Ok(E::from_tool_context(ctx).ok())
+        match E::from_tool_context(ctx) {
+            Ok(value) => Ok(Some(value)),
+            Err(rejection) if rejection.is_invalid() => Err(rejection),
+            Err(_) => Ok(None),
+        }
     }
 
     fn context_reads() -> ContextReads {
@@ -166,9 +195,51 @@ pub struct CallInfo {
 
 impl FromToolContext for CallInfo {
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
-        ctx.call_info().cloned().ok_or_else(|| ContextRejection {
-            missing: "CallInfo".into(),
-            hint: "CallInfo exists only while the toolkit runs a call".into(),
+        ctx.call_info().cloned().ok_or_else(|| {
+            ContextRejection::new(
+                "CallInfo",
+                "CallInfo exists only while the toolkit runs a call",
+            )
         })
+    }
+}
+
+#[cfg(test)]
+mod option_tests {
+    use super::{ContextRejection, FromToolContext};
+    use crate::context::ToolContext;
+
+    /// A tenant read from a header value, which may be absent or malformed.
+    struct Tenant(String);
+    struct Header(&'static str);
+
+    impl FromToolContext for Tenant {
+        fn from_tool_context(ctx: &ToolContext) -> Result<Self, ContextRejection> {
+            let header = ctx
+                .get::<Header>()
+                .ok_or_else(ContextRejection::missing::<Header>)?;
+            match header.0.strip_prefix("tenant=") {
+                Some(t) => Ok(Tenant(t.to_string())),
+                None => Err(ContextRejection::invalid(
+                    "Tenant",
+                    format!("the header `{}` does not name a tenant", header.0),
+                )),
+            }
+        }
+    }
+
+    #[test]
+    fn option_is_none_when_absent_and_a_rejection_when_invalid() {
+        let absent = Option::<Tenant>::from_tool_context(&ToolContext::new());
+        assert!(matches!(absent, Ok(None)));
+        let good = ToolContext::new().with(Header("tenant=acme"));
+        let read = Option::<Tenant>::from_tool_context(&good).unwrap();
+        assert_eq!(read.map(|t| t.0).as_deref(), Some("acme"));
+        let bad = ToolContext::new().with(Header("garbage"));
+        let rejection = Option::<Tenant>::from_tool_context(&bad)
+            .err()
+            .expect("a present but invalid value is reported, not read as None");
+        assert!(rejection.is_invalid());
+        assert!(rejection.hint.contains("garbage"), "{}", rejection.hint);
     }
 }
