@@ -19,6 +19,8 @@ use crate::toolkit::Toolkit;
 pub(super) enum ProgramAnswer {
     Result(ToolResult),
     Waiting(PendingApproval),
+    /// A guardrail stopped the run at one of the program's calls: its result, and the stop.
+    Stopped(ToolResult, crate::toolkit::GuardrailStop),
 }
 
 impl ReActAgent {
@@ -120,6 +122,7 @@ impl ReActAgent {
         });
         match end.await {
             ProgramEnd::Finished(result, _) => ProgramAnswer::Result(result),
+            ProgramEnd::Stopped(result, stop) => ProgramAnswer::Stopped(result, stop),
             ProgramEnd::Paused {
                 call: waiting,
                 tool,

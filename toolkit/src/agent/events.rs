@@ -112,6 +112,10 @@ pub enum AgentError {
         .0.pending_approvals().len()
     )]
     Paused(Box<PausedRun>),
+    /// A guardrail stopped the run ([`Guardrail`](crate::toolkit::Guardrail)): every call of
+    /// the turn was answered, and the conversation holds them.
+    #[error("{0}")]
+    Guardrail(crate::toolkit::GuardrailStop),
     /// A paused run could not be resumed; nothing ran and the agent is as it was.
     #[error("cannot resume the run: {0}")]
     Resume(#[from] ResumeError),

@@ -122,6 +122,8 @@ impl ReActAgent {
         // to another call that waits (then the run pauses again).
         #[cfg_attr(not(feature = "code"), allow(unused_mut))]
         let mut still_waiting = Vec::new();
+        #[cfg_attr(not(feature = "code"), allow(unused_mut))]
+        let mut stop = None;
         for approval in std::mem::take(&mut run.approvals) {
             if let Some(program) = approval.program.clone() {
                 let decision = approval
@@ -132,6 +134,10 @@ impl ReActAgent {
                 match self.resume_program(*program, decision, &ctx).await {
                     super::code::ProgramAnswer::Result(result) => answers.push(Some(result)),
                     super::code::ProgramAnswer::Waiting(pending) => still_waiting.push(pending),
+                    super::code::ProgramAnswer::Stopped(result, why) => {
+                        answers.push(Some(result));
+                        stop.get_or_insert(why);
+                    }
                 }
                 #[cfg(not(feature = "code"))]
                 {
@@ -166,9 +172,16 @@ impl ReActAgent {
         let toolkit = self
             .toolkit
             .with_approver(Some(Arc::new(Decided::new(approved))));
-        let done = self.run_batch(&toolkit, batch, &ctx, &None).await;
-        for (i, result) in positions.into_iter().zip(done) {
-            answers[i] = Some(result);
+        // One turn of the toolkit, as in a run: its repair hook and guardrails apply.
+        let turn = toolkit.turn().run(batch, &ctx).await;
+        if stop.is_none() {
+            stop = turn.stop;
+        }
+        for (i, answer) in positions.into_iter().zip(turn.answers) {
+            // Nothing is held back or handed back: the turn runs every decided call.
+            if let crate::toolkit::CallAnswer::Result(result) = answer {
+                answers[i] = Some(result);
+            }
         }
         let results: Vec<ToolResult> = answers.into_iter().flatten().collect();
 
@@ -177,7 +190,7 @@ impl ReActAgent {
         let mut direct = run.direct_answer.take();
         let failure = self.absorb(&results, &mut turns, &mut direct, &None).await;
         self.memory.extend(external);
-        if let Some(error) = failure {
+        if let Some(error) = stop.map(AgentError::Guardrail).or(failure) {
             return self.fail(error, &None).await;
         }
         if !still_waiting.is_empty() {

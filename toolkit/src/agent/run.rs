@@ -17,13 +17,13 @@ use super::search::{self, SearchMode};
 use super::{AgentInfo, ReActAgent};
 use crate::background::JobStatus;
 use crate::context::{Level, ToolContext};
-use crate::error::{ToolError, ToolErrorKind};
+use crate::error::ToolErrorKind;
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
 use crate::search::SEARCH_TOOL;
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
-use crate::toolkit::{EQUIP_TOOL, EquipGroups, LOADED_KEY};
+use crate::toolkit::{CallAnswer, EQUIP_TOOL, EquipGroups, LOADED_KEY};
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
@@ -226,11 +226,14 @@ impl ReActAgent {
             let mut ids = HashSet::new();
             let (calls, reused): (Vec<ToolCall>, Vec<ToolCall>) =
                 calls.into_iter().partition(|c| ids.insert(c.id.clone()));
-            let (remote, calls): (Vec<ToolCall>, Vec<ToolCall>) = calls
-                .into_iter()
-                .partition(|c| external.iter().any(|d| d.name() == c.name));
-            let (mut results, waiting, found) = self
-                .execute(calls, &snapshot, mode, &toolkit, &ctx, iteration, &events)
+            let Answered {
+                mut results,
+                waiting,
+                remote,
+                found,
+                stop,
+            } = self
+                .execute(calls, &snapshot, mode, external, &toolkit, &ctx, iteration, &events)
                 .await;
             if tool_changes && mode == SearchMode::Native {
                 // Tools the provider made callable itself are not announced as added.
@@ -244,10 +247,10 @@ impl ReActAgent {
                 results.push(crate::exec::batch::duplicate(call));
             }
             let mut direct = None;
-            if let Some(error) = self
+            let failure = self
                 .absorb(&results, &mut turns, &mut direct, &events)
-                .await
-            {
+                .await;
+            if let Some(error) = stop.map(AgentError::Guardrail).or(failure) {
                 // The calls still waiting will never run: answer them so that the
                 // conversation stays valid.
                 let closing = PausedRun::held(turns, waiting, remote, Vec::new(), None);
@@ -431,32 +434,30 @@ impl ReActAgent {
         ))
     }
 
-    /// Run one turn's calls: the meta tool here, calls of tools not offered this turn refused,
-    /// the rest as one batch through the toolkit; progress forwarded as it comes. An agent that
-    /// pauses at approvals holds back the calls that would ask an approver: they come back
-    /// second, and every other call's result first, in call order.
+    /// Run one turn's calls: programs here (local code mode), the others through the toolkit's
+    /// [`Turn`](crate::toolkit::Turn) — calls of tools not offered refused, external calls
+    /// handed back, calls waiting for approval held back (an agent that pauses at approvals),
+    /// the rest run together, repaired and guarded as the toolkit says; progress forwarded as
+    /// it comes. Results come in call order.
     #[allow(clippy::too_many_arguments)]
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
         snapshot: &crate::toolkit::ToolSnapshot,
         mode: SearchMode,
+        external: &[ToolDefinition],
         toolkit: &Toolkit,
         ctx: &ToolContext,
         iteration: usize,
         events: &Events,
-    ) -> (Vec<ToolResult>, Vec<PendingApproval>, Found) {
+    ) -> Answered {
         #[cfg(not(feature = "code"))]
         let _ = iteration;
-        let mut results: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
-        let mut batch = Vec::new();
-        let mut positions = Vec::new();
-        let mut waiting = Vec::new();
-        let mut found = Found::default();
+        let mut answered = Answered::default();
+        // Each call's answer, by position; `None` for the calls the turn answers.
+        let mut programs: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
+        let mut rest = Vec::with_capacity(calls.len());
         let dialect = self.model.dialect();
-        // The search answers whenever the model finds deferred tools this turn: with the
-        // tool offered, or with a provider's client-side search that calls it.
-        let hidden_search = self.own_search && mode == SearchMode::Off;
         for call in calls {
             #[cfg(feature = "code")]
             if call.name == crate::code::CODE_TOOL
@@ -467,65 +468,74 @@ impl ReActAgent {
                     .run_program(code, &call, toolkit, ctx, iteration, events)
                     .await
                 {
-                    super::code::ProgramAnswer::Result(result) => results.push(Some(result)),
-                    super::code::ProgramAnswer::Waiting(pending) => waiting.push(pending),
+                    super::code::ProgramAnswer::Result(result) => programs.push(Some(result)),
+                    super::code::ProgramAnswer::Waiting(pending) => {
+                        answered.waiting.push(pending)
+                    }
+                    super::code::ProgramAnswer::Stopped(result, stop) => {
+                        programs.push(Some(result));
+                        answered.stop.get_or_insert(stop);
+                    }
                 }
                 continue;
             }
+            // With the provider's own search, the model calls what that search found: a
+            // deferred tool of this turn, loaded here as it is called.
             let name = self
                 .toolkit
                 .original_name(dialect, &call.name)
                 .unwrap_or(&call.name);
-            // With the provider's own search, the model calls what that search found: a
-            // deferred tool of this turn, loaded here as it is called.
             if mode == SearchMode::Native
                 && snapshot.get(name).is_none()
                 && snapshot.get_deferred(name).is_some()
             {
                 toolkit.load_tools([name]);
-                found.called_deferred.push(name.to_string());
-            } else if snapshot.get(name).is_none() || (hidden_search && name == SEARCH_TOOL) {
-                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
-                let offered: Vec<&str> = snapshot.iter().map(|d| d.name()).collect();
-                let message = if call.name.trim().is_empty() {
-                    // A call written as text that could not be read (see `Message::calls_in_text`).
-                    format!(
-                        "a tool call in your reply could not be read: it names no tool, or its \
-                         JSON is broken. Write each call as {{\"name\": \"TOOL\", \"arguments\": \
-                         {{...}}}} with valid JSON; available tools: {}",
-                        offered.join(", ")
-                    )
-                } else if mode != SearchMode::Off && snapshot.get_deferred(name).is_some() {
-                    format!(
-                        "tool `{}` is not available yet: find it with `{}` first, then call it \
-                         in your next step",
-                        call.name,
-                        crate::search::SEARCH_TOOL
-                    )
-                } else {
-                    format!(
-                        "tool `{}` is not available in this step; available tools: {}",
-                        call.name,
-                        offered.join(", ")
-                    )
-                };
-                let error = ToolError::new(ToolErrorKind::Unavailable, message);
-                results.push(Some(ToolResult::new(call.id, call.name, Err(error), 0)));
-                continue;
+                answered.found.called_deferred.push(name.to_string());
             }
-            if self.pause_at_approvals
-                && let Some(tool) = toolkit.approval_needed(&call, ctx)
-            {
-                waiting.push(PendingApproval::new(call, &tool));
-                continue;
-            }
-            emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
-            positions.push(results.len());
-            results.push(None);
-            batch.push(call);
+            programs.push(None);
+            rest.push(call);
         }
-        let done = self.run_batch(toolkit, batch, ctx, events).await;
-        for (i, result) in positions.into_iter().zip(done) {
+        // What may be called this turn: the view's tools (a tool declared to a program may be
+        // called directly too), the search only when deferred tools can be found with it.
+        let hidden_search = self.own_search && mode == SearchMode::Off;
+        let offered: Vec<String> = toolkit
+            .snapshot()
+            .iter()
+            .map(|d| d.name().to_string())
+            .filter(|name| !(hidden_search && name == SEARCH_TOOL))
+            .collect();
+        let turn = toolkit
+            .turn()
+            .offering(offered)
+            .external(external.iter().map(|d| d.name().to_string()))
+            .holding_approvals(self.pause_at_approvals)
+            .searchable(mode != SearchMode::Off);
+        for call in turn.answered_here(&rest, ctx) {
+            emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+        }
+        let outcome = self
+            .with_progress(ctx, events, |ctx| async move { turn.run(rest, &ctx).await })
+            .await;
+        if answered.stop.is_none() {
+            answered.stop = outcome.stop;
+        }
+        let mut answers = outcome.answers.into_iter();
+        for slot in programs {
+            let result = match slot {
+                Some(result) => result,
+                None => match answers.next() {
+                    Some(CallAnswer::Result(result)) => result,
+                    Some(CallAnswer::AwaitingApproval { call, tool }) => {
+                        answered.waiting.push(PendingApproval::new(call, &tool));
+                        continue;
+                    }
+                    Some(CallAnswer::External(call)) => {
+                        answered.remote.push(call);
+                        continue;
+                    }
+                    None => continue,
+                },
+            };
             // What the agent's own search made callable: the references a provider with
             // client-side search sends back with its result.
             if self.own_search
@@ -534,28 +544,14 @@ impl ReActAgent {
                 && let Some(loaded) = output.metadata.get(LOADED_KEY)
             {
                 let loaded = serde_json::from_value(loaded.clone()).unwrap_or_default();
-                found.references.insert(result.call_id.clone(), loaded);
+                answered
+                    .found
+                    .references
+                    .insert(result.call_id.clone(), loaded);
             }
-            results[i] = Some(result);
+            answered.results.push(result);
         }
-        (results.into_iter().flatten().collect(), waiting, found)
-    }
-
-    /// Run a batch of calls through `toolkit`, forwarding their progress as it comes.
-    pub(super) async fn run_batch(
-        &self,
-        toolkit: &Toolkit,
-        batch: Vec<ToolCall>,
-        ctx: &ToolContext,
-        events: &Events,
-    ) -> Vec<ToolResult> {
-        if batch.is_empty() {
-            return Vec::new();
-        }
-        self.with_progress(ctx, events, |ctx| async move {
-            toolkit.call_all(batch, &ctx).await
-        })
-        .await
+        answered
     }
 
     /// Forward `events` the progress of what `work` runs with the context it is given.
@@ -590,7 +586,18 @@ impl ReActAgent {
     }
 }
 
-/// Asks the consumer of `run_stream` to approve a call.
+/// A turn's calls, answered: the results in call order, the calls held for approval, the
+/// external calls handed back, what searches found, and the guardrail stop if one stopped the
+/// run.
+#[derive(Default)]
+struct Answered {
+    results: Vec<ToolResult>,
+    waiting: Vec<PendingApproval>,
+    remote: Vec<ToolCall>,
+    found: Found,
+    stop: Option<crate::toolkit::GuardrailStop>,
+}
+
 /// What a turn's calls found: the tools each search made callable (by call id), and the
 /// deferred tools called after the provider's own search found them.
 #[derive(Default)]
@@ -599,6 +606,7 @@ struct Found {
     called_deferred: Vec<String>,
 }
 
+/// Asks the consumer of `run_stream` to approve a call.
 struct StreamApprover(mpsc::Sender<AgentEvent>);
 
 impl ApprovalHook for StreamApprover {

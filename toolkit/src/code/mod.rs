@@ -343,7 +343,7 @@ impl CodeMode {
             pause_at_approvals: false,
         };
         match run.run(journal).await {
-            ProgramEnd::Finished(result, _) => result,
+            ProgramEnd::Finished(result, _) | ProgramEnd::Stopped(result, _) => result,
             // Not asked to pause: approvals go to the toolkit's approver.
             ProgramEnd::Paused { .. } => unreachable_pause(id),
         }

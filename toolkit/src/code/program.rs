@@ -24,6 +24,9 @@ use crate::toolkit::Toolkit;
 pub(crate) enum ProgramEnd {
     /// It ended (well or not): the result the model sees, and the journal.
     Finished(ToolResult, Journal),
+    /// A guardrail stopped the run at one of its calls: the program's error result, and the
+    /// stop.
+    Stopped(ToolResult, crate::toolkit::GuardrailStop),
     /// It made a call that waits for approval (only when asked to pause): the call, its tool,
     /// its number in the journal, and the journal up to it.
     Paused {
@@ -193,6 +196,14 @@ impl Run<'_> {
                         return self.finished(Err(error), journal);
                     }
                 }
+                Ok(Step::Stop(stop)) => {
+                    running.stop.store(true, Ordering::Relaxed);
+                    let error = ToolError::new(ToolErrorKind::Denied, stop.to_string());
+                    return match self.finished(Err(error), journal) {
+                        ProgramEnd::Finished(result, _) => ProgramEnd::Stopped(result, stop),
+                        other => other,
+                    };
+                }
                 Ok(Step::Pause { call, tool, seq }) => {
                     running.stop.store(true, Ordering::Relaxed);
                     return ProgramEnd::Paused {
@@ -293,13 +304,17 @@ impl Run<'_> {
                 // Run what came before it in the batch, then stop: the program replays to here
                 // once the decision is in.
                 self.save(journal).await?;
-                self.run_calls(
-                    std::mem::take(&mut to_run),
-                    &approved,
-                    journal,
-                    &mut answers,
-                )
-                .await?;
+                if let Some(stop) = self
+                    .run_calls(
+                        std::mem::take(&mut to_run),
+                        &approved,
+                        journal,
+                        &mut answers,
+                    )
+                    .await?
+                {
+                    return Ok(Step::Stop(stop));
+                }
                 journal.entries.push(JournalEntry {
                     tool: host.name.clone(),
                     arguments,
@@ -326,8 +341,12 @@ impl Run<'_> {
             // The calls about to run are journaled first: after a crash they are known.
             self.save(journal).await?;
         }
-        self.run_calls(to_run, &approved, journal, &mut answers)
-            .await?;
+        if let Some(stop) = self
+            .run_calls(to_run, &approved, journal, &mut answers)
+            .await?
+        {
+            return Ok(Step::Stop(stop));
+        }
         Ok(Step::Answers(
             answers
                 .into_iter()
@@ -341,20 +360,22 @@ impl Run<'_> {
         ))
     }
 
-    /// Run `calls` (searches here, tools through the toolkit, together), record their outcomes
-    /// in the journal and save it.
+    /// Run `calls` (searches here, tools together as one [`Turn`](crate::toolkit::Turn) of the
+    /// toolkit: its repair hook and guardrails apply), record their outcomes in the journal and
+    /// save it. Returns the guardrail stop, if one stopped the run.
     async fn run_calls(
         &self,
         calls: Vec<(usize, usize, ToolCall, CallKind)>,
         approved: &HashSet<Arc<str>>,
         journal: &mut Journal,
         answers: &mut [Option<Answer>],
-    ) -> Result<(), ToolError> {
+    ) -> Result<Option<crate::toolkit::GuardrailStop>, ToolError> {
         if calls.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let mut batch = Vec::new();
         let mut slots = Vec::new();
+        let mut stop = None;
         for (i, seq, call, kind) in calls {
             if kind == CallKind::Search {
                 let outcome = self.search(&call);
@@ -372,14 +393,20 @@ impl Run<'_> {
                 self.toolkit
                     .with_approver(Some(Arc::new(crate::exec::Decided::new(approved.clone()))))
             };
-            let results = toolkit.call_all(batch, self.ctx).await;
-            for ((i, seq), result) in slots.into_iter().zip(results) {
+            let turn = toolkit.turn().run(batch, self.ctx).await;
+            stop = turn.stop;
+            for ((i, seq), answer) in slots.into_iter().zip(turn.answers) {
+                // A program's turn holds nothing back and offers no external tools.
+                let crate::toolkit::CallAnswer::Result(result) = answer else {
+                    continue;
+                };
                 let outcome = outcome_of(&result);
                 answers[i] = Some(answer_of(&outcome));
                 journal.entries[seq].outcome = Some(outcome);
             }
         }
-        self.save(journal).await
+        self.save(journal).await?;
+        Ok(stop)
     }
 
     /// `search_tools(query, limit)`: the toolkit's search, and the tools found made callable.
@@ -432,6 +459,8 @@ impl Run<'_> {
 /// What a batch of calls came to.
 enum Step {
     Answers(Vec<Answer>),
+    /// A guardrail stopped the run.
+    Stop(crate::toolkit::GuardrailStop),
     Pause {
         call: ToolCall,
         tool: String,

@@ -11,7 +11,8 @@ use tower::{Layer, Service};
 
 use super::compile::{self, Binding, ExecBase, Origin};
 use super::dynamic::{DynamicRegistration, DynamicTools};
-use super::{GroupInfo, GroupMasks, Inner, Scope, Toolkit};
+use super::turn::Guardrails;
+use super::{Guardrail, GroupInfo, GroupMasks, Inner, RepairHook, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, UnknownArgs};
 use crate::context::Values;
 use crate::dialect::{Dialect, NameMap};
@@ -107,6 +108,10 @@ struct ExecDefaults {
     callbacks: Vec<ResultCallback>,
     /// Another backend than the in-process one (a durable queue's `job_queue` sets it).
     job_backend: Option<Arc<dyn MakeJobBackend>>,
+    /// Asked about calls refused for their tool or their arguments ([`Turn`](super::Turn)).
+    repair: Option<Arc<dyn RepairHook>>,
+    /// Checks on calls and results, for every tool or one ([`Turn`](super::Turn)).
+    guardrails: Guardrails,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -145,6 +150,8 @@ impl ToolkitBuilder {
                 approval: None,
                 background_capacity: DEFAULT_BACKGROUND_CAPACITY,
                 job_backend: None,
+                repair: None,
+                guardrails: Vec::new(),
                 callbacks: Vec::new(),
             },
         }
@@ -363,6 +370,30 @@ impl ToolkitBuilder {
         self
     }
 
+    /// Mend calls that would be refused — a tool name not offered, arguments that do not fit —
+    /// with `hook` (see [`RepairHook`]); applied wherever a turn's calls are answered
+    /// ([`Toolkit::turn`]: agent runs, resumed runs, code-mode programs).
+    pub fn repair_calls(mut self, hook: impl RepairHook) -> Self {
+        self.exec.repair = Some(Arc::new(hook));
+        self
+    }
+
+    /// Check every tool's calls and results with `guardrail` (see [`Guardrail`]), wherever a
+    /// turn's calls are answered ([`Toolkit::turn`]). Guardrails are asked in the order added;
+    /// the first that does not allow decides.
+    pub fn guardrail(mut self, guardrail: impl Guardrail) -> Self {
+        self.exec.guardrails.push((None, Arc::new(guardrail)));
+        self
+    }
+
+    /// Check the calls and results of the tool `tool` (its registered name) with `guardrail`.
+    pub fn tool_guardrail(mut self, tool: impl Into<String>, guardrail: impl Guardrail) -> Self {
+        self.exec
+            .guardrails
+            .push((Some(tool.into()), Arc::new(guardrail)));
+        self
+    }
+
     /// Most background jobs running at once (default 64); calls beyond it get an error result.
     pub fn background_capacity(mut self, capacity: usize) -> Self {
         self.exec.background_capacity = capacity.max(1);
@@ -540,6 +571,8 @@ impl ToolkitBuilder {
             dynamic: dynamic_sets,
             exec_base: defaults.base,
             max_concurrency: defaults.max_concurrency,
+            repair: defaults.repair,
+            guardrails: defaults.guardrails,
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
                 defaults.callbacks,

@@ -8,6 +8,7 @@ mod meta;
 mod scope;
 mod search;
 mod snapshot;
+mod turn;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -28,6 +29,10 @@ pub use meta::{EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, SearchTools, sear
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
 pub use snapshot::ToolSnapshot;
+pub use turn::{
+    CallAnswer, Guardrail, GuardrailDecision, GuardrailStop, RepairHook, RepairRequest, Turn,
+    TurnOutcome,
+};
 
 use crate::args::{self, ArgPolicy};
 use crate::context::{CallInfo, ContextReads, ToolContext, Values};
@@ -64,6 +69,10 @@ struct Inner {
     dynamic: Vec<DynamicRegistration>,
     /// What the settings of dynamic tools are made from.
     exec_base: ExecBase,
+    /// Asked about calls a turn refuses for their tool or arguments.
+    repair: Option<Arc<dyn RepairHook>>,
+    /// Checks on calls and results, for every tool or one.
+    guardrails: turn::Guardrails,
     /// The search index over every tool, built on the first search.
     search: std::sync::Mutex<search::SearchState>,
 }

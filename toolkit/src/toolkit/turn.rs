@@ -1,0 +1,484 @@
+//! [`Turn`]: the one place a turn's calls are answered — an agent's turn, the approved calls of
+//! a resumed run, a program's batch. It applies, in order: repeated call ids (the first call
+//! with an id is answered, the others get an error), external (client-side) calls handed back,
+//! calls of tools not offered refused (traced like every refusal), the [`Guardrail`]s on each
+//! call, calls waiting for approval held back, the rest run together through the toolkit, a
+//! [`RepairHook`] asked about each call refused for its tool or its arguments (a repaired call
+//! runs through every rule again), and the guardrails on each result. Every call gets exactly
+//! one answer, in call order.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::Toolkit;
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::exec::batch;
+use crate::tool::{ToolCall, ToolDefinition, ToolOutput, ToolResult};
+
+/// What a [`RepairHook`] is asked about: a call refused before its tool ran, because it names
+/// no tool offered, or because its arguments do not fit.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RepairRequest {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// Why it was refused (`UnknownTool`, `Unavailable` or `InvalidArguments`).
+    pub error: ToolError,
+    /// The tools offered this turn (the toolkit view's tools when the turn offers no list).
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// Mends calls the toolkit would refuse (cf. the Vercel AI SDK's `experimental_repairToolCall`):
+/// given the call and its error, return a fixed call — another tool name, other arguments — or
+/// `None` to let the refusal stand. The fixed call keeps the original call's id and goes through
+/// every rule again (offered tools, hidden parameters, schema, approval, guardrails); a repair
+/// is tried once per call. Async closures work:
+/// `|req: RepairRequest| async move { None }`.
+pub trait RepairHook: Send + Sync + 'static {
+    /// Mend one call, or let its refusal stand.
+    fn repair(&self, request: RepairRequest) -> BoxFuture<'static, Option<ToolCall>>;
+}
+
+impl<F, Fut> RepairHook for F
+where
+    F: Fn(RepairRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Option<ToolCall>> + Send + 'static,
+{
+    fn repair(&self, request: RepairRequest) -> BoxFuture<'static, Option<ToolCall>> {
+        Box::pin(self(request))
+    }
+}
+
+/// What a [`Guardrail`] says of a call or of a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GuardrailDecision {
+    /// Let it through.
+    Allow,
+    /// Of a call: do not run it, and answer it with this text. Of a result: the model sees this
+    /// text instead.
+    Replace(String),
+    /// Stop the run: the agent ends with [`AgentError::Guardrail`](crate::agent::AgentError)
+    /// carrying a [`GuardrailStop`]; every call of the turn is still answered.
+    Stop(String),
+}
+
+/// A check on calls before they run and on their results after (cf. the OpenAI Agents SDK's
+/// tool guardrails). Register it for every tool
+/// ([`ToolkitBuilder::guardrail`](super::ToolkitBuilder::guardrail)) or for one
+/// ([`ToolkitBuilder::tool_guardrail`](super::ToolkitBuilder::tool_guardrail)). Both checks
+/// allow by default.
+pub trait Guardrail: Send + Sync + 'static {
+    /// Check a call before it runs (its arguments as the model sent them).
+    fn check_call(&self, call: &ToolCall) -> GuardrailDecision {
+        let _ = call;
+        GuardrailDecision::Allow
+    }
+
+    /// Check a result before the model sees it.
+    fn check_result(&self, result: &ToolResult) -> GuardrailDecision {
+        let _ = result;
+        GuardrailDecision::Allow
+    }
+}
+
+/// A guardrail stopped the run: which call, at which check, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a guardrail stopped the run at {stage} of `{tool}` (call {call_id}): {reason}")]
+#[non_exhaustive]
+pub struct GuardrailStop {
+    /// The tool the call named.
+    pub tool: String,
+    /// The call's id.
+    pub call_id: Arc<str>,
+    /// `"the call"` or `"the result"`.
+    pub stage: &'static str,
+    /// What the guardrail said.
+    pub reason: String,
+}
+
+/// The guardrails of a toolkit: each for every tool (`None`) or for one.
+pub(super) type Guardrails = Vec<(Option<String>, Arc<dyn Guardrail>)>;
+
+/// One call's answer in a [`Turn`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum CallAnswer {
+    /// Answered: run, refused, or replaced by a guardrail.
+    Result(ToolResult),
+    /// Held back: its tool requires approval and the turn holds such calls
+    /// ([`Turn::holding_approvals`]). `tool` is the registered name.
+    AwaitingApproval {
+        /// The call.
+        call: ToolCall,
+        /// The tool it reaches.
+        tool: Arc<str>,
+    },
+    /// A call of an external (client-side) tool, handed back unrun.
+    External(ToolCall),
+}
+
+/// What a [`Turn`] came to: one answer per call — first those of the calls with distinct ids,
+/// in call order, then those of calls that repeated an id — and the guardrail stop, if one
+/// stopped the run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct TurnOutcome {
+    /// The answers.
+    pub answers: Vec<CallAnswer>,
+    /// Set when a guardrail stopped the run.
+    pub stop: Option<GuardrailStop>,
+}
+
+/// The calls of one turn, to answer through a toolkit handle ([`Toolkit::turn`]).
+#[must_use = "a turn answers nothing until `run`"]
+pub struct Turn<'a> {
+    toolkit: &'a Toolkit,
+    offered: Option<HashSet<String>>,
+    external: HashSet<String>,
+    hold_approvals: bool,
+    searchable: bool,
+}
+
+impl Toolkit {
+    /// The one place a turn's calls are answered (see [`Turn`]): an agent's turn, the approved
+    /// calls of a resumed run and a program's batch all go through it, so the toolkit's
+    /// [`RepairHook`] and [`Guardrail`]s apply on every path.
+    pub fn turn(&self) -> Turn<'_> {
+        Turn {
+            toolkit: self,
+            offered: None,
+            external: HashSet::new(),
+            hold_approvals: false,
+            searchable: false,
+        }
+    }
+}
+
+impl Turn<'_> {
+    /// Only these tools may be called this turn (by registered name); calls of others are
+    /// refused. Without this, every tool callable in the view may be.
+    pub fn offering(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.offered = Some(names.into_iter().collect());
+        self
+    }
+
+    /// Calls of these tools are handed back unrun ([`CallAnswer::External`]).
+    pub fn external(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.external = names.into_iter().collect();
+        self
+    }
+
+    /// Hold back the calls an approver would be asked about ([`CallAnswer::AwaitingApproval`])
+    /// instead of asking.
+    pub fn holding_approvals(mut self, hold: bool) -> Self {
+        self.hold_approvals = hold;
+        self
+    }
+
+    /// Deferred tools can be found this turn (with `search_tools`): a call of one not found yet
+    /// is refused with a hint to search first.
+    pub fn searchable(mut self, searchable: bool) -> Self {
+        self.searchable = searchable;
+        self
+    }
+
+    /// The calls that will be answered here rather than held back or handed back (an agent
+    /// reports them as started before they run): the first call of each id, not external, not
+    /// waiting for approval; then the calls that repeat an id.
+    pub fn answered_here<'c>(&self, calls: &'c [ToolCall], ctx: &ToolContext) -> Vec<&'c ToolCall> {
+        let mut ids = HashSet::new();
+        let (mut first, mut again) = (Vec::new(), Vec::new());
+        for call in calls {
+            if !ids.insert(call.id.clone()) {
+                again.push(call);
+            } else if !self.is_external(call) && self.held(call, ctx).is_none() {
+                first.push(call);
+            }
+        }
+        first.extend(again);
+        first
+    }
+
+    fn is_external(&self, call: &ToolCall) -> bool {
+        self.external.contains(&call.name)
+    }
+
+    fn held(&self, call: &ToolCall, ctx: &ToolContext) -> Option<Arc<str>> {
+        if !self.hold_approvals || self.refusal(call).is_some() {
+            return None;
+        }
+        self.toolkit.approval_needed(call, ctx)
+    }
+
+    /// Why `call` may not be made this turn, if it may not.
+    fn refusal(&self, call: &ToolCall) -> Option<ToolError> {
+        let offered = self.offered.as_ref()?;
+        let name = self.toolkit.canonical_name(&call.name);
+        if offered.contains(&name) {
+            return None;
+        }
+        let snapshot = self.toolkit.snapshot();
+        let mut names: Vec<&str> = snapshot
+            .iter()
+            .map(|d| d.name())
+            .filter(|n| offered.contains(*n))
+            .collect();
+        names.extend(self.external.iter().map(String::as_str));
+        let list = names.join(", ");
+        let message = if call.name.trim().is_empty() {
+            // A call written as text that could not be read.
+            format!(
+                "a tool call in your reply could not be read: it names no tool, or its JSON is \
+                 broken. Write each call as {{\"name\": \"TOOL\", \"arguments\": {{...}}}} with \
+                 valid JSON; available tools: {list}"
+            )
+        } else if self.searchable && snapshot.get_deferred(&name).is_some() {
+            format!(
+                "tool `{}` is not available yet: find it with `{}` first, then call it in your \
+                 next step",
+                call.name,
+                crate::search::SEARCH_TOOL
+            )
+        } else {
+            format!(
+                "tool `{}` is not available in this step; available tools: {list}",
+                call.name
+            )
+        };
+        Some(ToolError::new(ToolErrorKind::Unavailable, message))
+    }
+
+    /// The guardrails that apply to calls of `tool`.
+    fn guardrails(&self, tool: &str) -> impl Iterator<Item = &Arc<dyn Guardrail>> {
+        let canonical = self.toolkit.canonical_name(tool);
+        self.toolkit
+            .0
+            .inner
+            .guardrails
+            .iter()
+            .filter(move |(only, _)| only.as_deref().is_none_or(|t| t == canonical))
+            .map(|(_, g)| g)
+    }
+
+    fn check_call(&self, call: &ToolCall) -> GuardrailDecision {
+        self.guardrails(&call.name)
+            .map(|g| g.check_call(call))
+            .find(|d| *d != GuardrailDecision::Allow)
+            .unwrap_or(GuardrailDecision::Allow)
+    }
+
+    fn check_result(&self, result: &ToolResult) -> GuardrailDecision {
+        self.guardrails(&result.name)
+            .map(|g| g.check_result(result))
+            .find(|d| *d != GuardrailDecision::Allow)
+            .unwrap_or(GuardrailDecision::Allow)
+    }
+
+    /// Answer `calls` with `ctx` as every call's context.
+    pub async fn run(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
+        let mut ids = HashSet::new();
+        let (calls, repeated): (Vec<ToolCall>, Vec<ToolCall>) =
+            calls.into_iter().partition(|c| ids.insert(c.id.clone()));
+        let mut stop: Option<GuardrailStop> = None;
+        let mut answers: Vec<Option<CallAnswer>> = Vec::with_capacity(calls.len());
+        // Calls to run: (position, call).
+        let mut to_run: Vec<(usize, ToolCall)> = Vec::new();
+        // Calls refused before running, which a repair may mend: (position, call, error).
+        let mut refused: Vec<(usize, ToolCall, ToolError)> = Vec::new();
+        for call in calls {
+            let at = answers.len();
+            answers.push(None);
+            if self.is_external(&call) {
+                answers[at] = Some(CallAnswer::External(call));
+                continue;
+            }
+            if let Some(error) = self.refusal(&call) {
+                refused.push((at, call, error));
+                continue;
+            }
+            match self.check_call(&call) {
+                GuardrailDecision::Allow => {}
+                GuardrailDecision::Replace(text) => {
+                    let result = ToolResult::new(call.id, call.name, Ok(ToolOutput::text(text)), 0);
+                    answers[at] = Some(CallAnswer::Result(result));
+                    continue;
+                }
+                GuardrailDecision::Stop(reason) => {
+                    stop.get_or_insert(GuardrailStop {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        stage: "the call",
+                        reason,
+                    });
+                    to_run.push((at, call));
+                    continue;
+                }
+            }
+            if let Some(tool) = self.held(&call, ctx) {
+                answers[at] = Some(CallAnswer::AwaitingApproval { call, tool });
+                continue;
+            }
+            to_run.push((at, call));
+        }
+        if let Some(stop) = &stop {
+            // Nothing runs once a guardrail stopped the run; each call is still answered.
+            for (at, call) in to_run.drain(..) {
+                answers[at] = Some(CallAnswer::Result(stopped(call, stop)));
+            }
+        }
+        let (positions, batch): (Vec<usize>, Vec<ToolCall>) = to_run.into_iter().unzip();
+        let calls_made: Vec<ToolCall> = batch.clone();
+        let results = self.toolkit.call_all(batch, ctx).await;
+        for ((at, call), result) in positions.into_iter().zip(calls_made).zip(results) {
+            match result.error().map(ToolError::kind) {
+                Some(
+                    ToolErrorKind::UnknownTool
+                    | ToolErrorKind::Unavailable
+                    | ToolErrorKind::InvalidArguments,
+                ) => {
+                    let error = result.error().cloned().unwrap_or_else(|| {
+                        ToolError::new(ToolErrorKind::Execution, "refused")
+                    });
+                    refused.push((at, call, error));
+                    answers[at] = Some(CallAnswer::Result(result));
+                }
+                _ => answers[at] = Some(CallAnswer::Result(result)),
+            }
+        }
+        self.repair(refused, &mut answers, ctx, stop.is_some()).await;
+        let mut answers: Vec<CallAnswer> = answers.into_iter().flatten().collect();
+        for answer in &mut answers {
+            if let CallAnswer::Result(result) = answer {
+                self.guard_result(result, &mut stop);
+            }
+        }
+        answers.extend(
+            repeated
+                .into_iter()
+                .map(|call| CallAnswer::Result(batch::duplicate(call))),
+        );
+        TurnOutcome { answers, stop }
+    }
+
+    /// Ask the repair hook about each refused call; run the mended ones (through every rule
+    /// again, once); the refusal stands for the others.
+    async fn repair(
+        &self,
+        refused: Vec<(usize, ToolCall, ToolError)>,
+        answers: &mut [Option<CallAnswer>],
+        ctx: &ToolContext,
+        stopped: bool,
+    ) {
+        let hook = self.toolkit.0.inner.repair.clone();
+        let mut mended: Vec<(usize, ToolCall, ToolCall, ToolError)> = Vec::new();
+        for (at, call, error) in refused {
+            let fixed = match (&hook, stopped) {
+                (Some(hook), false) => {
+                    let request = RepairRequest {
+                        call: call.clone(),
+                        error: error.clone(),
+                        tools: self.offered_definitions(),
+                    };
+                    hook.repair(request).await
+                }
+                _ => None,
+            };
+            match fixed {
+                Some(fixed) => mended.push((at, call, fixed, error)),
+                None if answers[at].is_none() => {
+                    let result = super::rejected(call.id, call.name, error);
+                    answers[at] = Some(CallAnswer::Result(result));
+                }
+                None => {}
+            }
+        }
+        if mended.is_empty() {
+            return;
+        }
+        let mut batch = Vec::new();
+        let mut positions = Vec::new();
+        for (at, original, fixed, error) in mended {
+            // The mended call answers the model's call: same id.
+            let fixed = ToolCall {
+                id: original.id.clone(),
+                ..fixed
+            };
+            if let Some(again) = self.refusal(&fixed) {
+                let result = super::rejected(original.id, original.name, again);
+                answers[at] = Some(CallAnswer::Result(result));
+                continue;
+            }
+            match self.check_call(&fixed) {
+                GuardrailDecision::Allow => {}
+                GuardrailDecision::Replace(text) => {
+                    let result =
+                        ToolResult::new(fixed.id, fixed.name, Ok(ToolOutput::text(text)), 0);
+                    answers[at] = Some(CallAnswer::Result(result));
+                    continue;
+                }
+                GuardrailDecision::Stop(_) => {
+                    // A repair may not get past a guardrail: the original refusal stands.
+                    let result = super::rejected(original.id, original.name, error);
+                    answers[at] = Some(CallAnswer::Result(result));
+                    continue;
+                }
+            }
+            if let Some(tool) = self.held(&fixed, ctx) {
+                answers[at] = Some(CallAnswer::AwaitingApproval { call: fixed, tool });
+                continue;
+            }
+            positions.push(at);
+            batch.push(fixed);
+        }
+        let results = self.toolkit.call_all(batch, ctx).await;
+        for (at, result) in positions.into_iter().zip(results) {
+            answers[at] = Some(CallAnswer::Result(result));
+        }
+    }
+
+    /// The definitions a repair hook is shown.
+    fn offered_definitions(&self) -> Vec<ToolDefinition> {
+        let snapshot = self.toolkit.snapshot();
+        snapshot
+            .iter()
+            .filter(|d| self.offered.as_ref().is_none_or(|o| o.contains(d.name())))
+            .cloned()
+            .collect()
+    }
+
+    /// Apply the result guardrails to `result`.
+    fn guard_result(&self, result: &mut ToolResult, stop: &mut Option<GuardrailStop>) {
+        match self.check_result(result) {
+            GuardrailDecision::Allow => {}
+            GuardrailDecision::Replace(text) => {
+                result.outcome = Ok(ToolOutput::text(text));
+            }
+            GuardrailDecision::Stop(reason) => {
+                stop.get_or_insert(GuardrailStop {
+                    tool: result.name.clone(),
+                    call_id: result.call_id.clone(),
+                    stage: "the result",
+                    reason: reason.clone(),
+                });
+                result.outcome = Err(ToolError::new(
+                    ToolErrorKind::Denied,
+                    format!("a guardrail withheld this result: {reason}"),
+                ));
+            }
+        }
+    }
+}
+
+/// The answer to a call that did not run because a guardrail stopped the run.
+fn stopped(call: ToolCall, stop: &GuardrailStop) -> ToolResult {
+    let error = ToolError::new(
+        ToolErrorKind::Denied,
+        format!("not run: a guardrail stopped the run ({})", stop.reason),
+    );
+    super::rejected(call.id, call.name, error)
+}
