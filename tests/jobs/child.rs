@@ -6,6 +6,8 @@
 //!   `transfer`), print `submitted` and exit without waiting for any result.
 //! - `jobs-child open DB QUEUE`: open the queue (creating its tables), submit one call, and print
 //!   `opened`, or print the error and exit with 1 (many of these at once on one fresh file).
+//! - `jobs-child open-only DB`: open the queue, print `opened` or `failed after TIME: ERROR`, and
+//!   exit (many of these, one after another, while a worker is busy on the file).
 //!
 //! DB is `sqlite:PATH` or a `postgres://` URL.
 
@@ -95,8 +97,20 @@ async fn main() {
                 }
             }
         }
+        ["open-only", db] => {
+            let start = std::time::Instant::now();
+            let opened = match db.strip_prefix("sqlite:") {
+                Some(path) => JobQueue::sqlite(path).await,
+                None => JobQueue::postgres(db).await,
+            };
+            match opened {
+                Ok(_) => println!("opened"),
+                Err(e) => println!("failed after {:?}: {e}", start.elapsed()),
+            }
+        }
         _ => panic!(
-            "usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS | open DB QUEUE (got {args:?})"
+            "usage: jobs-child work DB QUEUE LOG CONCURRENCY | submit DB QUEUE COUNT MS | \
+             open DB QUEUE | open-only DB (got {args:?})"
         ),
     }
 }

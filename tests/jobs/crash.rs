@@ -16,7 +16,7 @@ use super::fixture;
 
 const CALLS: u32 = 1000;
 
-async fn child(args: &[&str]) -> Child {
+pub(super) async fn child(args: &[&str]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jobs-child"))
         .args(args)
         .stdin(Stdio::piped())

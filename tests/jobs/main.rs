@@ -10,6 +10,7 @@ mod fixture;
 mod proxy;
 
 mod bad_input;
+mod busy;
 mod crash;
 mod engines;
 mod lost_replies;
