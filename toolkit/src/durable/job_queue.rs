@@ -238,9 +238,7 @@ async fn setup(queue: &JobQueue) -> Result<(), JobError> {
     let apalis = async {
         match &db.pool {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => apalis_sqlite::SqliteStorage::setup(pool)
-                .await
-                .map_err(|e| db.error(e)),
+            Pool::Sqlite(pool) => setup_apalis_sqlite(db, pool).await,
             #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => apalis_postgres::PostgresStorage::setup(pool)
                 .await
@@ -249,6 +247,24 @@ async fn setup(queue: &JobQueue) -> Result<(), JobError> {
     };
     migrate::migrate(db, "jobs", STEPS, apalis).await?;
     Ok(())
+}
+
+/// apalis's tables in a SQLite file: its migrations, then the query planner's statistics.
+///
+/// Not `SqliteStorage::setup`, which runs the same migrations after pragmas on whichever pooled
+/// connection takes them (`synchronous = OFF` among them, short of what [`Database::sqlite`]
+/// promises) and a bare `PRAGMA optimize`: that statement failed with `database is locked`, at
+/// once, while another process was writing (see [`migrate::optimize_sqlite`]).
+#[cfg(feature = "sqlite")]
+async fn setup_apalis_sqlite(
+    db: &Database,
+    pool: &sqlx::SqlitePool,
+) -> Result<(), crate::storage::DatabaseError> {
+    apalis_sqlite::SqliteStorage::migrations()
+        .run(pool)
+        .await
+        .map_err(|e| db.error(e))?;
+    migrate::optimize_sqlite(db, pool).await
 }
 
 impl ToolkitBuilder {

@@ -134,6 +134,40 @@ async fn apply_sqlite(
     Ok(())
 }
 
+/// Give the query planner statistics of the tables that lack them (`PRAGMA optimize`: `ANALYZE`
+/// of a table with rows whose indexes were never analyzed, such as one that was still empty at
+/// the last open), in a write transaction taken up front.
+///
+/// Run on its own, `PRAGMA optimize` with a single table to analyze starts as a reader and
+/// becomes a writer only for the `ANALYZE` (with two or more it takes the write lock first).
+/// SQLite refuses that upgrade at once while another connection writes, with `SQLITE_BUSY`
+/// (or `SQLITE_BUSY_SNAPSHOT`) and without waiting the busy timeout (two readers waiting to
+/// upgrade would wait for each other for good), so opening a file failed while a worker was
+/// busy on it. `BEGIN IMMEDIATE` takes the write lock before reading, waiting like any write.
+/// The lock is taken only when there is something to analyze: first the pragma reports what
+/// it would do (mask bit `0x01`), writing nothing.
+#[cfg(feature = "sqlite")]
+pub(crate) async fn optimize_sqlite(
+    db: &Database,
+    pool: &sqlx::SqlitePool,
+) -> Result<(), DatabaseError> {
+    let fail = |e: sqlx::Error| db.error(e);
+    // The default mask, 0xfffe, with the report bit.
+    let planned: Vec<String> = sqlx::query_scalar("PRAGMA optimize = 0xffff")
+        .fetch_all(pool)
+        .await
+        .map_err(fail)?;
+    if planned.is_empty() {
+        return Ok(());
+    }
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(fail)?;
+    sqlx::query("PRAGMA optimize")
+        .execute(&mut *tx)
+        .await
+        .map_err(fail)?;
+    tx.commit().await.map_err(fail)
+}
+
 #[cfg(feature = "postgres")]
 async fn apply_postgres(
     db: &Database,
