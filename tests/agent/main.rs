@@ -12,6 +12,7 @@ mod failed;
 mod groups;
 #[cfg(feature = "validate")]
 mod hand_written;
+mod hooks;
 mod info;
 mod limits;
 mod meta;

@@ -6,6 +6,7 @@
 
 mod agent;
 mod fixtures;
+mod hooks;
 mod journal;
 mod sandbox;
 mod security;

@@ -233,7 +233,9 @@ impl ReActAgent {
                 found,
                 stop,
             } = self
-                .execute(calls, &snapshot, mode, external, &toolkit, &ctx, iteration, &events)
+                .execute(
+                    calls, &snapshot, mode, external, &toolkit, &ctx, iteration, &events,
+                )
                 .await;
             if tool_changes && mode == SearchMode::Native {
                 // Tools the provider made callable itself are not announced as added.
@@ -469,9 +471,7 @@ impl ReActAgent {
                     .await
                 {
                     super::code::ProgramAnswer::Result(result) => programs.push(Some(result)),
-                    super::code::ProgramAnswer::Waiting(pending) => {
-                        answered.waiting.push(pending)
-                    }
+                    super::code::ProgramAnswer::Waiting(pending) => answered.waiting.push(pending),
                     super::code::ProgramAnswer::Stopped(result, stop) => {
                         programs.push(Some(result));
                         answered.stop.get_or_insert(stop);

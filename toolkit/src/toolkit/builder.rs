@@ -12,7 +12,7 @@ use tower::{Layer, Service};
 use super::compile::{self, Binding, ExecBase, Origin};
 use super::dynamic::{DynamicRegistration, DynamicTools};
 use super::turn::Guardrails;
-use super::{Guardrail, GroupInfo, GroupMasks, Inner, RepairHook, Scope, Toolkit};
+use super::{GroupInfo, GroupMasks, Guardrail, Inner, RepairHook, Scope, Toolkit};
 use crate::args::{ArgPolicy, HiddenArgs, UnknownArgs};
 use crate::context::Values;
 use crate::dialect::{Dialect, NameMap};

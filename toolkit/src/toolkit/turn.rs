@@ -341,16 +341,18 @@ impl Turn<'_> {
                     | ToolErrorKind::Unavailable
                     | ToolErrorKind::InvalidArguments,
                 ) => {
-                    let error = result.error().cloned().unwrap_or_else(|| {
-                        ToolError::new(ToolErrorKind::Execution, "refused")
-                    });
+                    let error = result
+                        .error()
+                        .cloned()
+                        .unwrap_or_else(|| ToolError::new(ToolErrorKind::Execution, "refused"));
                     refused.push((at, call, error));
                     answers[at] = Some(CallAnswer::Result(result));
                 }
                 _ => answers[at] = Some(CallAnswer::Result(result)),
             }
         }
-        self.repair(refused, &mut answers, ctx, stop.is_some()).await;
+        self.repair(refused, &mut answers, ctx, stop.is_some())
+            .await;
         let mut answers: Vec<CallAnswer> = answers.into_iter().flatten().collect();
         for answer in &mut answers {
             if let CallAnswer::Result(result) = answer {
