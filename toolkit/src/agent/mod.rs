@@ -16,7 +16,6 @@
 //! `reset_equipped_tools` ([`EquipGroups`](crate::toolkit::EquipGroups)) for the groups the agent
 //! manages — are tools of the agent's view ([`Toolkit::view_with_tools`]): their calls run
 //! through the execution stack like every other call.
-//! | `info` | [`AgentInfo`], the agent reference a tool takes with `#[ctx]` |
 //!
 //! Each turn the agent takes a [`ToolSnapshot`](crate::toolkit::ToolSnapshot) of its toolkit
 //! view: the tools shown to the model are exactly the tools it may call that turn, whatever is
@@ -39,11 +38,9 @@
 //! decisions are in. Runs stopped at external calls can be stored the same way
 //! ([`paused_run`](ReActAgent::paused_run)).
 
-#[cfg(feature = "code")]
 mod code;
 mod events;
 mod external;
-mod info;
 mod paused_run;
 mod resume;
 mod resume_error;
@@ -52,7 +49,7 @@ mod search;
 
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
-pub use info::AgentInfo;
+pub use crate::context::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
 pub use resume_error::ResumeError;
 pub use search::ToolSearch;
@@ -64,7 +61,7 @@ use crate::background::JobId;
 use crate::context::{Level, ToolContext};
 use crate::exec::ApprovalHook;
 use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
-use crate::toolkit::{GroupInfo, Toolkit};
+use crate::toolkit::{CodeExecution, GroupInfo, ProgramMode, Toolkit};
 
 /// A ReAct agent. Build one with [`ReActAgent::builder`].
 ///
@@ -106,8 +103,7 @@ pub struct ReActAgent {
     /// The tools each of this turn's searches made callable, by call id.
     search_references: search::References,
     /// Code mode: the model writes programs that call the tools.
-    #[cfg(feature = "code")]
-    code_mode: Option<crate::code::CodeMode>,
+    programs: Option<Arc<dyn ProgramMode>>,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -141,8 +137,7 @@ impl ReActAgent {
             managed_groups: Vec::new(),
             tool_search: ToolSearch::Auto,
             search_limit: search::SEARCH_LIMIT,
-            #[cfg(feature = "code")]
-            code_mode: None,
+            programs: None,
         }
     }
 
@@ -195,29 +190,6 @@ impl ReActAgent {
     }
 }
 
-/// Without code mode the model sees its tools and no provider runs programs.
-#[cfg(not(feature = "code"))]
-impl ReActAgent {
-    fn program_tool(
-        &self,
-        _: &crate::toolkit::ToolSnapshot,
-    ) -> Option<crate::tool::ToolDefinition> {
-        None
-    }
-
-    fn hosted_code(&self) -> bool {
-        false
-    }
-
-    fn runs_programs(&self) -> bool {
-        false
-    }
-
-    fn program_instructions(&self) -> Option<&str> {
-        None
-    }
-}
-
 /// Who decides about calls of `requires_approval` tools.
 enum Approvals {
     /// The toolkit's own approval hook (none: such calls are denied).
@@ -265,8 +237,7 @@ pub struct ReActAgentBuilder {
     managed_groups: Vec<String>,
     tool_search: ToolSearch,
     search_limit: usize,
-    #[cfg(feature = "code")]
-    code_mode: Option<crate::code::CodeMode>,
+    programs: Option<Arc<dyn ProgramMode>>,
 }
 
 impl ReActAgentBuilder {
@@ -403,9 +374,8 @@ impl ReActAgentBuilder {
     /// turn's toolkit view: approvals (asked, or pausing the run — the program replays to the
     /// waiting call on [`resume`](ReActAgent::resume)), timeouts, retries and progress as for a
     /// model's calls.
-    #[cfg(feature = "code")]
-    pub fn code_mode(mut self, mode: crate::code::CodeMode) -> Self {
-        self.code_mode = Some(mode);
+    pub fn code_mode(mut self, mode: impl ProgramMode) -> Self {
+        self.programs = Some(Arc::new(mode));
         self
     }
 
@@ -428,10 +398,10 @@ impl ReActAgentBuilder {
                 model: self.model.name().to_string(),
             });
         }
-        #[cfg(feature = "code")]
-        if let Some(mode) = &self.code_mode
-            && mode.execution == crate::code::CodeExecution::Hosted
-            && !self.model.tool_features().hosted_code
+        let hosted = self.model.tool_features().hosted_code;
+        if let Some(mode) = &self.programs
+            && mode.execution() == CodeExecution::Hosted
+            && !hosted
         {
             return Err(crate::error::ConfigError::NoHostedCode {
                 model: self.model.name().to_string(),
@@ -447,6 +417,13 @@ impl ReActAgentBuilder {
         let mut meta: Vec<Arc<dyn crate::tool::AgentTool>> = Vec::new();
         if !managed.is_empty() {
             meta.push(Arc::new(crate::toolkit::EquipGroups::new(managed.clone())));
+        }
+        // Programs that run here run as a tool of the view too.
+        if let Some(mode) = &self.programs
+            && (mode.execution() == CodeExecution::Local
+                || (mode.execution() == CodeExecution::Auto && !hosted))
+        {
+            meta.push(mode.tool());
         }
         let own_search = toolkit.definition(crate::search::SEARCH_TOOL).is_none();
         if own_search {
@@ -485,8 +462,7 @@ impl ReActAgentBuilder {
             own_search,
             tool_list: search::ToolList::default(),
             search_references: search::References::default(),
-            #[cfg(feature = "code")]
-            code_mode: self.code_mode,
+            programs: self.programs,
         })
     }
 }

@@ -74,9 +74,10 @@ pub struct PendingApproval {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct PausedProgram {
     pub(super) call: ToolCall,
-    pub(super) key: String,
-    pub(super) seq: usize,
-    pub(super) journal: serde_json::Value,
+    /// What the program tool resumes from ([`Suspension::state`](crate::tool::Suspension)):
+    /// code mode's key, call number and journal, stored beside the call as before.
+    #[serde(flatten)]
+    pub(super) state: serde_json::Map<String, serde_json::Value>,
 }
 
 impl PendingApproval {

@@ -11,6 +11,7 @@ use super::external::RunOutcome;
 use super::paused_run::PausedRun;
 use super::resume_error::ResumeError;
 use crate::exec::{ApprovalDecision, Decided};
+use crate::toolkit::{CallAnswer, Resumption};
 use crate::model::Message;
 use crate::tool::{ToolCall, ToolResult};
 
@@ -120,29 +121,35 @@ impl ReActAgent {
         let mut positions = Vec::new();
         // A program's call that waited: the program replays to it and goes on, to its end or
         // to another call that waits (then the run pauses again).
-        #[cfg_attr(not(feature = "code"), allow(unused_mut))]
         let mut still_waiting = Vec::new();
-        #[cfg_attr(not(feature = "code"), allow(unused_mut))]
         let mut stop = None;
         for approval in std::mem::take(&mut run.approvals) {
             if let Some(program) = approval.program.clone() {
+                // The model's call of the program tool, made again with the program's state and
+                // the decision: the program replays to its waiting call and goes on — to its end,
+                // or to another call that waits.
                 let decision = approval
                     .decision()
                     .cloned()
                     .unwrap_or_else(|| ApprovalDecision::Deny("no decision was given".into()));
-                #[cfg(feature = "code")]
-                match self.resume_program(*program, decision, &ctx).await {
-                    super::code::ProgramAnswer::Result(result) => answers.push(Some(result)),
-                    super::code::ProgramAnswer::Waiting(pending) => still_waiting.push(pending),
-                    super::code::ProgramAnswer::Stopped(result, why) => {
-                        answers.push(Some(result));
-                        stop.get_or_insert(why);
+                let ctx = ctx
+                    .clone()
+                    .with(Resumption::new(program.state.clone(), decision));
+                let turn = self
+                    .toolkit
+                    .turn()
+                    .holding_approvals(true)
+                    .run(vec![program.call.clone()], &ctx)
+                    .await;
+                stop = stop.or(turn.stop);
+                for answer in turn.answers {
+                    match answer {
+                        CallAnswer::Result(result) => answers.push(Some(result)),
+                        CallAnswer::Suspended { call, suspension } => {
+                            still_waiting.push(super::code::suspended(call, suspension))
+                        }
+                        CallAnswer::AwaitingApproval { .. } | CallAnswer::External(_) => {}
                     }
-                }
-                #[cfg(not(feature = "code"))]
-                {
-                    // `check_fit` refuses such a run before anything runs.
-                    let _ = (program, decision);
                 }
                 continue;
             }

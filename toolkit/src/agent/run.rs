@@ -234,7 +234,7 @@ impl ReActAgent {
                 stop,
             } = self
                 .execute(
-                    calls, &snapshot, mode, external, &toolkit, &ctx, iteration, &events,
+                    calls, &snapshot, mode, external, &toolkit, &ctx, &events,
                 )
                 .await;
             if tool_changes && mode == SearchMode::Native {
@@ -436,12 +436,11 @@ impl ReActAgent {
         ))
     }
 
-    /// Run one turn's calls: programs here (local code mode), the others through the toolkit's
-    /// [`Turn`](crate::toolkit::Turn) — calls of tools not offered refused, external calls
-    /// handed back, calls waiting for approval held back (an agent that pauses at approvals),
-    /// the rest run together, repaired and guarded as the toolkit says; progress forwarded as
-    /// it comes. Results come in call order.
-    #[allow(clippy::too_many_arguments)]
+    /// Run one turn's calls through the toolkit's [`Turn`](crate::toolkit::Turn): calls of tools
+    /// not offered refused, external calls handed back, calls waiting for approval held back
+    /// (an agent that pauses at approvals; a program suspends at its own), the rest run
+    /// together, repaired and guarded as the toolkit says; progress forwarded as it comes.
+    /// Results come in call order.
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
@@ -450,35 +449,11 @@ impl ReActAgent {
         external: &[ToolDefinition],
         toolkit: &Toolkit,
         ctx: &ToolContext,
-        iteration: usize,
         events: &Events,
     ) -> Answered {
-        #[cfg(not(feature = "code"))]
-        let _ = iteration;
         let mut answered = Answered::default();
-        // Each call's answer, by position; `None` for the calls the turn answers.
-        let mut programs: Vec<Option<ToolResult>> = Vec::with_capacity(calls.len());
-        let mut rest = Vec::with_capacity(calls.len());
         let dialect = self.model.dialect();
-        for call in calls {
-            #[cfg(feature = "code")]
-            if call.name == crate::code::CODE_TOOL
-                && let Some(code) = self.local_code()
-            {
-                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
-                match self
-                    .run_program(code, &call, toolkit, ctx, iteration, events)
-                    .await
-                {
-                    super::code::ProgramAnswer::Result(result) => programs.push(Some(result)),
-                    super::code::ProgramAnswer::Waiting(pending) => answered.waiting.push(pending),
-                    super::code::ProgramAnswer::Stopped(result, stop) => {
-                        programs.push(Some(result));
-                        answered.stop.get_or_insert(stop);
-                    }
-                }
-                continue;
-            }
+        for call in &calls {
             // With the provider's own search, the model calls what that search found: a
             // deferred tool of this turn, loaded here as it is called.
             let name = self
@@ -492,8 +467,6 @@ impl ReActAgent {
                 toolkit.load_tools([name]);
                 answered.found.called_deferred.push(name.to_string());
             }
-            programs.push(None);
-            rest.push(call);
         }
         // What may be called this turn: the view's tools (a tool declared to a program may be
         // called directly too), the search only when deferred tools can be found with it.
@@ -510,31 +483,28 @@ impl ReActAgent {
             .external(external.iter().map(|d| d.name().to_string()))
             .holding_approvals(self.pause_at_approvals)
             .searchable(mode != SearchMode::Off);
-        for call in turn.answered_here(&rest, ctx) {
+        for call in turn.answered_here(&calls, ctx) {
             emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
         }
         let outcome = self
-            .with_progress(ctx, events, |ctx| async move { turn.run(rest, &ctx).await })
+            .with_progress(ctx, events, |ctx| async move { turn.run(calls, &ctx).await })
             .await;
-        if answered.stop.is_none() {
-            answered.stop = outcome.stop;
-        }
-        let mut answers = outcome.answers.into_iter();
-        for slot in programs {
-            let result = match slot {
-                Some(result) => result,
-                None => match answers.next() {
-                    Some(CallAnswer::Result(result)) => result,
-                    Some(CallAnswer::AwaitingApproval { call, tool }) => {
-                        answered.waiting.push(PendingApproval::new(call, &tool));
-                        continue;
-                    }
-                    Some(CallAnswer::External(call)) => {
-                        answered.remote.push(call);
-                        continue;
-                    }
-                    None => continue,
-                },
+        answered.stop = outcome.stop;
+        for answer in outcome.answers {
+            let result = match answer {
+                CallAnswer::Result(result) => result,
+                CallAnswer::AwaitingApproval { call, tool } => {
+                    answered.waiting.push(PendingApproval::new(call, &tool));
+                    continue;
+                }
+                CallAnswer::Suspended { call, suspension } => {
+                    answered.waiting.push(super::code::suspended(call, suspension));
+                    continue;
+                }
+                CallAnswer::External(call) => {
+                    answered.remote.push(call);
+                    continue;
+                }
             };
             // What the agent's own search made callable: the references a provider with
             // client-side search sends back with its result.

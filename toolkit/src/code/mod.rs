@@ -85,8 +85,8 @@ use serde_json::json;
 
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
-use crate::tool::{ToolDefinition, ToolResult};
-use crate::toolkit::{ToolSnapshot, Toolkit};
+use crate::tool::{Suspension, ToolDefinition, ToolOutput, ToolResult};
+use crate::toolkit::{HoldsApprovals, Resumption, ToolSnapshot, Toolkit};
 
 /// The name of the code tool the model calls.
 pub const CODE_TOOL: &str = "run_code";
@@ -119,19 +119,7 @@ impl Default for CodeLimits {
     }
 }
 
-/// Where the agent's model runs its programs ([`CodeMode::execution`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CodeExecution {
-    /// On the provider's side where the model has it
-    /// ([`ToolFeatures::hosted_code`](crate::model::ToolFeatures)), here elsewhere.
-    #[default]
-    Auto,
-    /// Always here, in the sandbox, through the [`CODE_TOOL`].
-    Local,
-    /// Always on the provider's side (building the agent fails for a model without it).
-    Hosted,
-}
+pub use crate::toolkit::CodeExecution;
 
 /// Code mode's settings: the sandbox's limits, where programs run, and where their journals are
 /// kept. Run a program with [`run`](Self::run); give it to an agent with
@@ -343,9 +331,69 @@ impl CodeMode {
             pause_at_approvals: false,
         };
         match run.run(journal).await {
-            ProgramEnd::Finished(result, _) | ProgramEnd::Stopped(result, _) => result,
+            ProgramEnd::Finished(result, _) => result,
             // Not asked to pause: approvals go to the toolkit's approver.
             ProgramEnd::Paused { .. } => unreachable_pause(id),
+        }
+    }
+
+    /// Run `code` as the call `call_id` of a turn through `toolkit` (what [`CodeTool`] does):
+    /// keyed by run, step and call when an agent runs it (an [`AgentInfo`](crate::AgentInfo) in
+    /// `ctx`; a model may use one call id in every step), by the call id otherwise. In a turn
+    /// that holds calls needing approval ([`HoldsApprovals`] in `ctx`) a program's such call
+    /// suspends it ([`ToolOutput::suspended`]: the journal is its state); made again with a
+    /// [`Resumption`] in `ctx`, it replays to that call and goes on with the decision.
+    pub(crate) async fn run_call(
+        &self,
+        toolkit: &Toolkit,
+        call_id: &str,
+        code: &str,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let (key, journal) = match ctx.get::<Resumption>() {
+            Some(resumption) => resumed(&resumption)?,
+            None => {
+                let key = match ctx.get::<crate::context::AgentInfo>() {
+                    Some(info) => format!("{}/{}/{call_id}", info.run_id, info.iteration),
+                    None => call_id.to_string(),
+                };
+                let journal = self.load(&key, code).await?;
+                (key, journal)
+            }
+        };
+        let run = Run {
+            mode: self,
+            toolkit,
+            ctx,
+            id: &key,
+            call_id,
+            tool: CODE_TOOL,
+            pause_at_approvals: ctx.get::<HoldsApprovals>().is_some(),
+        };
+        match run.run(journal).await {
+            ProgramEnd::Finished(result, _) => result.outcome,
+            ProgramEnd::Paused {
+                call,
+                tool,
+                seq,
+                journal,
+            } => {
+                let mut state = serde_json::Map::new();
+                state.insert("key".into(), json!(key));
+                state.insert("seq".into(), json!(seq));
+                state.insert(
+                    "journal".into(),
+                    serde_json::to_value(&journal).unwrap_or(serde_json::Value::Null),
+                );
+                let text = format!(
+                    "the program waits for approval of its call of `{tool}` ({})",
+                    call.id
+                );
+                Ok(ToolOutput::suspended(
+                    text,
+                    Suspension::new(call, tool, state),
+                ))
+            }
         }
     }
 
@@ -377,6 +425,50 @@ impl CodeMode {
 /// `search_tools(...)`).
 pub(crate) fn is_meta_tool(name: &str) -> bool {
     name == CODE_TOOL || name == crate::search::SEARCH_TOOL || name == crate::toolkit::EQUIP_TOOL
+}
+
+/// The key and journal of a program resumed at the call it waited at, decided.
+fn resumed(resumption: &Resumption) -> Result<(String, Journal), ToolError> {
+    let unreadable = |what: &str| {
+        ToolError::new(
+            ToolErrorKind::Execution,
+            format!("the paused program's state is unreadable: {what}"),
+        )
+    };
+    let state = &resumption.state;
+    let key = state
+        .get("key")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| unreadable("no key"))?;
+    let seq = state
+        .get("seq")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| unreadable("no call number"))?;
+    let journal = state.get("journal").cloned().unwrap_or_default();
+    let mut journal: Journal =
+        serde_json::from_value(journal).map_err(|e| unreadable(&format!("its journal: {e}")))?;
+    journal.decide(seq as usize, resumption.decision.clone());
+    Ok((key.to_string(), journal))
+}
+
+/// Code mode as an agent's way to call its tools: the model is shown [`CODE_TOOL`] (its
+/// description declaring the view's tools), which runs as a [`CodeTool`] of the agent's view.
+impl crate::toolkit::ProgramMode for CodeMode {
+    fn tool(&self) -> Arc<dyn crate::tool::AgentTool> {
+        Arc::new(CodeTool::new(self.clone()))
+    }
+
+    fn definition_in(&self, view: &Toolkit, snapshot: &ToolSnapshot) -> ToolDefinition {
+        CodeMode::definition_in(self, view, snapshot)
+    }
+
+    fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    fn execution(&self) -> CodeExecution {
+        self.execution
+    }
 }
 
 fn unreachable_pause(id: &str) -> ToolResult {

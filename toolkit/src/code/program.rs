@@ -24,9 +24,6 @@ use crate::toolkit::Toolkit;
 pub(crate) enum ProgramEnd {
     /// It ended (well or not): the result the model sees, and the journal.
     Finished(ToolResult, Journal),
-    /// A guardrail stopped the run at one of its calls: the program's error result, and the
-    /// stop.
-    Stopped(ToolResult, crate::toolkit::GuardrailStop),
     /// It made a call that waits for approval (only when asked to pause): the call, its tool,
     /// its number in the journal, and the journal up to it.
     Paused {
@@ -197,12 +194,10 @@ impl Run<'_> {
                     }
                 }
                 Ok(Step::Stop(stop)) => {
+                    // The program's turn reported the stop to the turn that runs the program.
                     running.stop.store(true, Ordering::Relaxed);
                     let error = ToolError::new(ToolErrorKind::Denied, stop.to_string());
-                    return match self.finished(Err(error), journal) {
-                        ProgramEnd::Finished(result, _) => ProgramEnd::Stopped(result, stop),
-                        other => other,
-                    };
+                    return self.finished(Err(error), journal);
                 }
                 Ok(Step::Pause { call, tool, seq }) => {
                     running.stop.store(true, Ordering::Relaxed);

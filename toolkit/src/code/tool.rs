@@ -134,20 +134,26 @@ fn parameters() -> Value {
     })
 }
 
-/// The program of a call's arguments.
+/// The program of a call's arguments: the one parser of `run_code`'s arguments (unknown fields
+/// and an empty program are refused).
 fn code_of(raw: &str) -> Result<String, ToolError> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Arguments {
         code: String,
     }
-    serde_json::from_str::<Arguments>(raw)
+    let bad = |why: String| {
+        ToolError::invalid_arguments(format!(
+            "`{CODE_TOOL}` takes {{\"code\": \"<JavaScript>\"}}, the program: {why}"
+        ))
+    };
+    let code = serde_json::from_str::<Arguments>(raw)
         .map(|a| a.code)
-        .map_err(|e| {
-            ToolError::invalid_arguments(format!(
-                "`{CODE_TOOL}` takes {{\"code\": string}}, the program: {e}"
-            ))
-        })
+        .map_err(|e| bad(e.to_string()))?;
+    if code.trim().is_empty() {
+        return Err(bad("the program is empty".into()));
+    }
+    Ok(code)
 }
 
 impl AgentTool for CodeTool {
@@ -179,7 +185,7 @@ impl AgentTool for CodeTool {
                     "the code tool ran outside a toolkit call (no call id to name its program)",
                 ));
             };
-            mode.run(&toolkit, &id, &code, &ctx).await.outcome
+            mode.run_call(&toolkit, &id, &code, &ctx).await
         })
     }
 }

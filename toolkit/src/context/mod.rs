@@ -12,6 +12,7 @@
 //! [`CallInfo`], [`AgentInfo`](crate::AgentInfo) and [`CancellationToken`] are ordinary
 //! implementations of it.
 
+mod agent_info;
 mod emitter;
 mod extract;
 
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 pub use tokio_util::sync::CancellationToken;
 
+pub use agent_info::AgentInfo;
 pub use emitter::{ProgressEvent, ToolEmitter, ToolProgress};
 pub use extract::{CallInfo, ContextReads, ContextRejection, Ctx, FromToolContext};
 

@@ -24,7 +24,7 @@ pub use crate::param::{ParamKind, ParamSpec};
 pub use agent_tool::{AgentTool, ToolFuture};
 pub use call::ToolCall;
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use output::{Content, IntoToolOutput, Json, ToolOutput};
+pub use output::{Content, IntoToolOutput, Json, Suspension, ToolOutput};
 pub use result::ToolResult;
 pub use spec::{GroupInfo, ToolOptions, ToolSpec};
 pub use typed::Tool;

@@ -76,11 +76,62 @@ impl ToolOutput {
         }
     }
 
+    /// The output of a call that suspended itself: it made a call of its own that waits for a
+    /// decision (a program's call of a `requires_approval` tool, in a turn that holds such calls).
+    /// `text` is what a reader that knows nothing of suspension sees; a [`Turn`] answers the call
+    /// with [`CallAnswer::Suspended`], and the call resumes when made again with a
+    /// [`Resumption`] in its context.
+    ///
+    /// [`Turn`]: crate::toolkit::Turn
+    /// [`CallAnswer::Suspended`]: crate::toolkit::CallAnswer::Suspended
+    /// [`Resumption`]: crate::toolkit::Resumption
+    pub fn suspended(text: impl Into<String>, suspension: Suspension) -> Self {
+        let value = serde_json::to_value(&suspension).unwrap_or(Value::Null);
+        ToolOutput::text(text).with_metadata(SUSPENSION_KEY, value)
+    }
+
+    /// The suspension this output carries ([`suspended`](Self::suspended)), if any.
+    pub fn suspension(&self) -> Option<Suspension> {
+        let value = self.metadata.get(SUSPENSION_KEY)?;
+        serde_json::from_value(value.clone()).ok()
+    }
+
     /// The structured (JSON) content, if the output is JSON.
     pub fn structured(&self) -> Option<&RawValue> {
         match &self.content {
             Content::Json(raw) => Some(raw),
             Content::Text(_) => None,
+        }
+    }
+}
+
+/// Where a suspension rides in an output's metadata.
+const SUSPENSION_KEY: &str = "agent_toolkit.suspension";
+
+/// A call that waits inside a suspended call ([`ToolOutput::suspended`]): the inner call, the
+/// tool it reaches, and the state the suspended tool resumes from (its own, opaque to others).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Suspension {
+    /// The inner call that waits for a decision.
+    pub call: crate::tool::ToolCall,
+    /// The registered name of the tool it reaches.
+    pub tool: String,
+    /// What the suspended tool needs to resume.
+    pub state: serde_json::Map<String, Value>,
+}
+
+impl Suspension {
+    /// A suspension at `call` (of `tool`), resuming from `state`.
+    pub fn new(
+        call: crate::tool::ToolCall,
+        tool: impl Into<String>,
+        state: serde_json::Map<String, Value>,
+    ) -> Self {
+        Suspension {
+            call,
+            tool: tool.into(),
+            state,
         }
     }
 }

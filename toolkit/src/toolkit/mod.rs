@@ -5,6 +5,7 @@ mod builder;
 mod compile;
 mod dynamic;
 mod meta;
+mod programs;
 mod scope;
 mod search;
 mod snapshot;
@@ -28,10 +29,11 @@ pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
 pub use meta::{EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, SearchTools, search_answer};
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
+pub use programs::{CodeExecution, ProgramMode};
 pub use snapshot::ToolSnapshot;
 pub use turn::{
-    CallAnswer, Guardrail, GuardrailDecision, GuardrailStop, RepairHook, RepairRequest, Turn,
-    TurnOutcome,
+    CallAnswer, Guardrail, GuardrailDecision, GuardrailStop, HoldsApprovals, RepairHook,
+    RepairRequest, Resumption, Turn, TurnOutcome,
 };
 
 use crate::args::{self, ArgPolicy};

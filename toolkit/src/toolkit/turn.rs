@@ -17,7 +17,7 @@ use super::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::batch;
-use crate::tool::{ToolCall, ToolDefinition, ToolOutput, ToolResult};
+use crate::tool::{Suspension, ToolCall, ToolDefinition, ToolOutput, ToolResult};
 
 /// What a [`RepairHook`] is asked about: a call refused before its tool ran, because it names
 /// no tool offered, or because its arguments do not fit.
@@ -120,7 +120,48 @@ pub enum CallAnswer {
     },
     /// A call of an external (client-side) tool, handed back unrun.
     External(ToolCall),
+    /// A call that suspended itself at a call of its own that waits for approval
+    /// ([`ToolOutput::suspended`]); made again with a [`Resumption`] in its context, it goes on.
+    Suspended {
+        /// The call that suspended (a program's `run_code` call).
+        call: ToolCall,
+        /// Where it waits.
+        suspension: Suspension,
+    },
 }
+
+/// In the context of a turn's calls when the turn holds calls that need approval
+/// ([`Turn::holding_approvals`]): a tool that makes calls of its own (a program) holds those too,
+/// suspending itself ([`ToolOutput::suspended`]).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct HoldsApprovals;
+
+/// In the context of a call made again to resume its suspension: the state it suspended with
+/// and the decision about the call it waited at.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Resumption {
+    /// [`Suspension::state`], as the call left it.
+    pub state: serde_json::Map<String, serde_json::Value>,
+    /// The decision about [`Suspension::call`].
+    pub decision: crate::exec::ApprovalDecision,
+}
+
+impl Resumption {
+    /// Resume from `state` with `decision`.
+    pub fn new(
+        state: serde_json::Map<String, serde_json::Value>,
+        decision: crate::exec::ApprovalDecision,
+    ) -> Self {
+        Resumption { state, decision }
+    }
+}
+
+/// Where the turns nested in a turn's calls (a program's batches) report a guardrail stop, so
+/// that it stops the outer run too.
+#[derive(Default)]
+struct StopSignal(std::sync::Mutex<Option<GuardrailStop>>);
 
 /// What a [`Turn`] came to: one answer per call — first those of the calls with distinct ids,
 /// in call order, then those of calls that repeated an id — and the guardrail stop, if one
@@ -281,9 +322,33 @@ impl Turn<'_> {
 
     /// Answer `calls` with `ctx` as every call's context.
     pub async fn run(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
+        // A turn nested in one of an outer turn's calls reports its stop there as well.
+        let outer = ctx.get::<StopSignal>();
+        let signal = Arc::new(StopSignal::default());
+        let mut inner = ctx.clone().with_shared(signal.clone());
+        if self.hold_approvals {
+            inner = inner.with(HoldsApprovals);
+        }
+        let mut outcome = self.answer(calls, &inner).await;
+        if outcome.stop.is_none() {
+            outcome.stop = crate::util::lock(&signal.0).take();
+        }
+        if let (Some(outer), Some(stop)) = (outer, &outcome.stop) {
+            crate::util::lock(&outer.0).get_or_insert_with(|| stop.clone());
+        }
+        outcome
+    }
+
+    async fn answer(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
         let mut ids = HashSet::new();
         let (calls, repeated): (Vec<ToolCall>, Vec<ToolCall>) =
             calls.into_iter().partition(|c| ids.insert(c.id.clone()));
+        // The calls as made, for those that suspend (held approvals only).
+        let made: Vec<ToolCall> = if self.hold_approvals {
+            calls.clone()
+        } else {
+            Vec::new()
+        };
         let mut stop: Option<GuardrailStop> = None;
         let mut answers: Vec<Option<CallAnswer>> = Vec::with_capacity(calls.len());
         // Calls to run: (position, call).
@@ -356,7 +421,20 @@ impl Turn<'_> {
         let mut answers: Vec<CallAnswer> = answers.into_iter().flatten().collect();
         for answer in &mut answers {
             if let CallAnswer::Result(result) = answer {
-                self.guard_result(result, &mut stop);
+                let suspension = result.outcome.as_ref().ok().and_then(ToolOutput::suspension);
+                match suspension {
+                    Some(suspension) if self.hold_approvals => {
+                        let call = made
+                            .iter()
+                            .find(|c| c.id == result.call_id)
+                            .cloned()
+                            .unwrap_or_else(|| {
+                                ToolCall::new(result.call_id.clone(), result.name.clone(), "")
+                            });
+                        *answer = CallAnswer::Suspended { call, suspension };
+                    }
+                    _ => self.guard_result(result, &mut stop),
+                }
             }
         }
         answers.extend(

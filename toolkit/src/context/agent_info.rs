@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::context::{ContextReads, ContextRejection, FromToolContext, ToolContext};
+use super::{ContextReads, ContextRejection, FromToolContext, ToolContext};
 
 /// Which agent is running the call — the agent reference of a tool (AgentScope's
 /// `getAgentName(Agent agent)`): its name and id, the run, and the step.
