@@ -77,15 +77,16 @@
 //! # Modules and their layers
 //!
 //! Each module owns one concept and may use only the modules listed in its row (and the
-//! foundations `error` and `util`, which use nothing). The rows go from the bottom layer up;
-//! CI checks every `crate::` path in the sources against this table (`.ci/layers.py`, which
-//! reads it from here), re-exports included: `crate::Toolkit` counts as `toolkit`.
+//! foundations `error` and `util`, which use nothing). The rows go from the bottom layer up: a
+//! row lists only modules whose rows come before it. CI checks every `crate::` path in the
+//! sources against this table (`.ci/layers.py`, which reads it from here), re-exports
+//! included: `crate::Toolkit` counts as `toolkit`.
 //!
 //! <!-- layers -->
 //! | module | what it owns | what it may use |
 //! |---|---|---|
-//! | `param` | the kinds of parameter (visible, preset, context) | `context` |
 //! | `context` | [`ToolContext`] and the extractors of `#[ctx]` parameters | — |
+//! | `param` | the kinds of parameter (visible, preset, context) | `context` |
 //! | `schema` | JSON Schemas of parameters, from `schemars` | `param` |
 //! | `args` | reading a call's JSON arguments into a tool's parameters | `context`, `param` |
 //! | `tool` | what a tool is: [`ToolSpec`](tool::ToolSpec), calls, results, output | `args`, `context`, `param`, `schema` |
@@ -102,8 +103,8 @@
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
 //! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
-//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode | `background`, `code`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode | `background`, `code`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->
