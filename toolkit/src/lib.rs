@@ -78,9 +78,9 @@
 //!
 //! Each module owns one concept and may use only the modules listed in its row (and the
 //! foundations `error` and `util`, which use nothing). The rows go from the bottom layer up: a
-//! row lists only modules whose rows come before it. CI checks every `crate::` path in the
-//! sources against this table (`.ci/layers.py`, which reads it from here), re-exports
-//! included: `crate::Toolkit` counts as `toolkit`.
+//! row lists only modules whose rows come before it. CI checks the order of the rows, and
+//! every `crate::` path in the sources against this table (`.ci/layers.py`, which reads it
+//! from here), re-exports included: `crate::Toolkit` counts as `toolkit`.
 //!
 //! <!-- layers -->
 //! | module | what it owns | what it may use |
@@ -108,6 +108,18 @@
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->
+//!
+//! A module adds no inherent methods to another module's type, except in the impls listed
+//! here, each with its reason; moving the methods home, or into an extension trait, removes a
+//! row. CI checks this list too: an inherent impl of another module's type that is not listed
+//! fails, and so does a row whose impl is gone.
+//!
+//! <!-- impls -->
+//! | impl | where | why |
+//! |---|---|---|
+//! | `toolkit::ToolkitBuilder` | `durable/job_queue.rs` | `job_queue` takes a `JobQueue`, which `durable` defines above `toolkit`, only with `sqlite` or `postgres`; it plugs the queue into the builder's crate-private `job_backend` seam |
+//! | `toolkit::Toolkit` | `mcp/toolkit.rs` | `serve_mcp_stdio` and `mcp_http_service` return `mcp`'s types (`McpError`, `McpHttpService`) and exist only with the `mcp` feature; `toolkit` may not use `mcp` |
+//! <!-- /impls -->
 //!
 //! # Cargo features
 //!
