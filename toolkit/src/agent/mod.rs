@@ -47,9 +47,9 @@ mod resume_error;
 mod run;
 mod search;
 
+pub use crate::context::AgentInfo;
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
-pub use crate::context::AgentInfo;
 pub use paused_run::{PausedRun, PendingApproval};
 pub use resume_error::ResumeError;
 pub use search::ToolSearch;
@@ -72,38 +72,42 @@ pub struct ReActAgent {
     id: Arc<str>,
     model: Arc<dyn ChatModel>,
     toolkit: Toolkit,
-    system_prompt: Option<String>,
-    max_iterations: usize,
-    tool_choice: ToolChoice,
-    parallel_tool_calls: bool,
-    options: GenerationOptions,
+    /// How it asks the model and runs the turns.
+    settings: Settings,
     context: ToolContext,
     /// Call-level context of the run in progress ([`run_with_context`](Self::run_with_context));
     /// empty otherwise.
     run_context: ToolContext,
-    argument_budget: u32,
-    return_directly: HashSet<String>,
     managed_groups: Vec<GroupInfo>,
     memory: Vec<Message>,
     /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
     /// job id: the model may have used one call id for several of them.
     pending_background: Vec<JobId>,
-    /// Pause at calls that need approval instead of asking an approver.
-    pause_at_approvals: bool,
     /// A run stopped at calls that wait for approval or for external results. Its
     /// `messages` stay empty: the memory is the conversation.
     suspended: Option<PausedRun>,
-    /// How the model finds deferred tools.
-    tool_search: ToolSearch,
     /// Whether `search_tools` in the agent's view is its own (not a registered tool of that
     /// name).
     own_search: bool,
-    /// What a provider that keeps its cache across tool changes was told so far.
-    tool_list: search::ToolList,
-    /// The tools each of this turn's searches made callable, by call id.
-    search_references: search::References,
+    /// What searches found and what a provider that keeps its cache was told.
+    found: search::Found,
     /// Code mode: the model writes programs that call the tools.
     programs: Option<Arc<dyn ProgramMode>>,
+}
+
+/// An agent's settings: what each model request carries and how a run goes.
+struct Settings {
+    system_prompt: Option<String>,
+    max_iterations: usize,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
+    options: GenerationOptions,
+    argument_budget: u32,
+    return_directly: HashSet<String>,
+    /// Pause at calls that need approval instead of asking an approver.
+    pause_at_approvals: bool,
+    /// How the model finds deferred tools.
+    tool_search: ToolSearch,
 }
 
 impl std::fmt::Debug for ReActAgent {
@@ -112,7 +116,7 @@ impl std::fmt::Debug for ReActAgent {
             .field("name", &self.name)
             .field("id", &self.id)
             .field("model", &self.model.name())
-            .field("max_iterations", &self.max_iterations)
+            .field("max_iterations", &self.settings.max_iterations)
             .field("memory", &self.memory.len())
             .finish_non_exhaustive()
     }
@@ -162,7 +166,7 @@ impl ReActAgent {
     pub fn clear_memory(&mut self) {
         self.memory.clear();
         self.suspended = None;
-        self.tool_list = search::ToolList::default();
+        self.found.tool_list = search::ToolList::default();
     }
 
     /// This agent's view of its toolkit (its own group state).
@@ -444,24 +448,25 @@ impl ReActAgentBuilder {
             id: new_id(),
             model: self.model,
             toolkit,
-            system_prompt: self.system_prompt,
-            max_iterations: self.max_iterations,
-            tool_choice: self.tool_choice,
-            parallel_tool_calls: self.parallel_tool_calls,
-            options: self.options,
+            settings: Settings {
+                system_prompt: self.system_prompt,
+                max_iterations: self.max_iterations,
+                tool_choice: self.tool_choice,
+                parallel_tool_calls: self.parallel_tool_calls,
+                options: self.options,
+                argument_budget: self.argument_budget,
+                return_directly: self.return_directly,
+                pause_at_approvals,
+                tool_search: self.tool_search,
+            },
             context: self.context,
             run_context: ToolContext::new(),
-            argument_budget: self.argument_budget,
-            return_directly: self.return_directly,
             managed_groups: managed,
             memory: Vec::new(),
             pending_background: Vec::new(),
-            pause_at_approvals,
             suspended: None,
-            tool_search: self.tool_search,
             own_search,
-            tool_list: search::ToolList::default(),
-            search_references: search::References::default(),
+            found: search::Found::default(),
             programs: self.programs,
         })
     }

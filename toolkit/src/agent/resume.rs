@@ -11,9 +11,9 @@ use super::external::RunOutcome;
 use super::paused_run::PausedRun;
 use super::resume_error::ResumeError;
 use crate::exec::{ApprovalDecision, Decided};
-use crate::toolkit::{CallAnswer, Resumption};
 use crate::model::Message;
 use crate::tool::{ToolCall, ToolResult};
+use crate::toolkit::{CallAnswer, Resumption};
 
 impl ReActAgent {
     /// Continue a paused run — one this agent handed back, or one stored by another agent,

@@ -127,13 +127,13 @@ impl ReActAgent {
         // In `run_stream` the stream's consumer approves; in `run`, the agent's approver; an
         // agent that pauses asks no one.
         let toolkit = match &events {
-            Some(tx) if !self.pause_at_approvals => self
+            Some(tx) if !self.settings.pause_at_approvals => self
                 .toolkit
                 .with_approver(Some(Arc::new(StreamApprover(tx.clone())))),
             _ => self.toolkit.clone(),
         };
 
-        while turns.next <= self.max_iterations {
+        while turns.next <= self.settings.max_iterations {
             let iteration = turns.next;
             turns.next += 1;
             emit(&events, AgentEvent::Iteration(iteration)).await;
@@ -183,9 +183,9 @@ impl ReActAgent {
             let mut request = ChatRequest::new(self.prompt())
                 .with_tools(tools)
                 .with_deferred_tools(deferred)
-                .with_tool_choice(self.tool_choice.clone())
-                .with_parallel_tool_calls(self.parallel_tool_calls)
-                .with_options(self.options.clone())
+                .with_tool_choice(self.settings.tool_choice.clone())
+                .with_parallel_tool_calls(self.settings.parallel_tool_calls)
+                .with_options(self.settings.options.clone())
                 .with_hosted_code(self.hosted_code());
             if let Some(declared) = declared {
                 request = request.with_declared_tools(declared);
@@ -233,17 +233,16 @@ impl ReActAgent {
                 found,
                 stop,
             } = self
-                .execute(
-                    calls, &snapshot, mode, external, &toolkit, &ctx, &events,
-                )
+                .execute(calls, &snapshot, mode, external, &toolkit, &ctx, &events)
                 .await;
             if tool_changes && mode == SearchMode::Native {
                 // Tools the provider made callable itself are not announced as added.
                 let loaded = found.references.values().flatten().cloned();
-                self.tool_list
+                self.found
+                    .tool_list
                     .provider_loaded(loaded.chain(found.called_deferred));
             }
-            self.search_references = found.references;
+            self.found.search_references = found.references;
             for call in reused {
                 emit(&events, AgentEvent::ToolCallStarted(call.clone())).await;
                 results.push(crate::exec::batch::duplicate(call));
@@ -277,7 +276,7 @@ impl ReActAgent {
         let transcript = self.memory[turns.run_start..].to_vec();
         self.fail(
             AgentError::MaxIterations {
-                iterations: self.max_iterations,
+                iterations: self.settings.max_iterations,
                 transcript,
             },
             &events,
@@ -300,7 +299,7 @@ impl ReActAgent {
         for result in results {
             emit(events, AgentEvent::ToolResult(result.clone())).await;
             let mut message = Message::tool_result(result);
-            if let Some(references) = self.search_references.remove(&result.call_id) {
+            if let Some(references) = self.found.search_references.remove(&result.call_id) {
                 message.tool_references = references;
             }
             self.memory.push(message);
@@ -309,7 +308,9 @@ impl ReActAgent {
             {
                 self.pending_background.push(job);
             }
-            if !result.is_error() && self.return_directly.contains(&result.name) && direct.is_none()
+            if !result.is_error()
+                && self.settings.return_directly.contains(&result.name)
+                && direct.is_none()
             {
                 *direct = Some(result.model_text().into_owned());
             }
@@ -317,7 +318,7 @@ impl ReActAgent {
                 Some(e) if e.kind() == ToolErrorKind::InvalidArguments => {
                     let count = turns.failures.entry(result.name.clone()).or_default();
                     *count += 1;
-                    if *count >= self.argument_budget && failure.is_none() {
+                    if *count >= self.settings.argument_budget && failure.is_none() {
                         failure = Some(AgentError::ArgumentBudget {
                             tool: result.name.clone(),
                             count: *count,
@@ -353,7 +354,7 @@ impl ReActAgent {
     /// The system prompt, then the conversation.
     fn prompt(&self) -> Vec<Message> {
         let mut messages = Vec::with_capacity(self.memory.len() + 1);
-        match (&self.system_prompt, self.program_instructions()) {
+        match (&self.settings.system_prompt, self.program_instructions()) {
             (Some(prompt), Some(extra)) => {
                 messages.push(Message::system(format!("{prompt}\n\n{extra}")))
             }
@@ -481,13 +482,17 @@ impl ReActAgent {
             .turn()
             .offering(offered)
             .external(external.iter().map(|d| d.name().to_string()))
-            .holding_approvals(self.pause_at_approvals)
+            .holding_approvals(self.settings.pause_at_approvals)
             .searchable(mode != SearchMode::Off);
         for call in turn.answered_here(&calls, ctx) {
             emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
         }
         let outcome = self
-            .with_progress(ctx, events, |ctx| async move { turn.run(calls, &ctx).await })
+            .with_progress(
+                ctx,
+                events,
+                |ctx| async move { turn.run(calls, &ctx).await },
+            )
             .await;
         answered.stop = outcome.stop;
         for answer in outcome.answers {
@@ -498,7 +503,9 @@ impl ReActAgent {
                     continue;
                 }
                 CallAnswer::Suspended { call, suspension } => {
-                    answered.waiting.push(super::code::suspended(call, suspension));
+                    answered
+                        .waiting
+                        .push(super::code::suspended(call, suspension));
                     continue;
                 }
                 CallAnswer::External(call) => {
@@ -506,11 +513,9 @@ impl ReActAgent {
                     continue;
                 }
             };
-            // What the agent's own search made callable: the references a provider with
-            // client-side search sends back with its result.
-            if self.own_search
-                && result.name == SEARCH_TOOL
-                && let Ok(output) = &result.outcome
+            // What a call made callable (a search): the references a provider with client-side
+            // search sends back with its result.
+            if let Ok(output) = &result.outcome
                 && let Some(loaded) = output.metadata.get(LOADED_KEY)
             {
                 let loaded = serde_json::from_value(loaded.clone()).unwrap_or_default();

@@ -65,7 +65,7 @@ impl ReActAgent {
             return SearchMode::Off;
         }
         let native = self.model.tool_features().native_search;
-        match self.tool_search {
+        match self.settings.tool_search {
             ToolSearch::Native => SearchMode::Native,
             ToolSearch::Auto if native => SearchMode::Native,
             _ => SearchMode::Local,
@@ -98,7 +98,7 @@ impl ReActAgent {
         tools: &[ToolDefinition],
         deferred: Vec<DeferredTool>,
     ) -> (Vec<ToolDefinition>, Vec<DeferredTool>) {
-        let list = &mut self.tool_list;
+        let list = &mut self.found.tool_list;
         for tool in deferred {
             if list
                 .deferred_names
@@ -124,13 +124,21 @@ impl ReActAgent {
                 }
             }
         }
-        let list = &mut self.tool_list;
+        let list = &mut self.found.tool_list;
         list.known = now;
         (
             list.declared.clone().unwrap_or_default(),
             list.deferred.clone(),
         )
     }
+}
+
+/// What an agent's searches found: the tools each of this turn's searches made callable (by
+/// call id), and what a provider that keeps its cache across tool changes was told so far.
+#[derive(Default)]
+pub(super) struct Found {
+    pub(super) tool_list: ToolList,
+    pub(super) search_references: References,
 }
 
 /// References made by this turn's searches, by call id: attached to the tool messages.

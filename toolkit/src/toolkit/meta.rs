@@ -20,10 +20,11 @@ pub const EQUIP_TOOL: &str = "reset_equipped_tools";
 
 /// The metadata key of a search's answer listing the tools it found: an array of
 /// `{"name", "description", "parameters"}` (the application's, never the model's).
-pub const FOUND_KEY: &str = "found";
+pub const FOUND_KEY: &str = "agent_toolkit.found";
 
-/// The metadata key of a search's answer listing the tools it made callable.
-pub const LOADED_KEY: &str = "loaded";
+/// The metadata key of an answer listing the tools it made callable (a search's): an agent
+/// sends them back as references where the provider takes them.
+pub const LOADED_KEY: &str = "agent_toolkit.loaded";
 
 /// The calling view, or the error saying the tool ran outside a toolkit.
 fn calling_view(args: &ToolArgs) -> Result<Toolkit, ToolError> {

@@ -27,9 +27,9 @@ use compile::{Entry, ExecBase, Origin};
 use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
 pub use meta::{EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, SearchTools, search_answer};
+pub use programs::{CodeExecution, ProgramMode};
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
-pub use programs::{CodeExecution, ProgramMode};
 pub use snapshot::ToolSnapshot;
 pub use turn::{
     CallAnswer, Guardrail, GuardrailDecision, GuardrailStop, HoldsApprovals, RepairHook,

@@ -421,7 +421,11 @@ impl Turn<'_> {
         let mut answers: Vec<CallAnswer> = answers.into_iter().flatten().collect();
         for answer in &mut answers {
             if let CallAnswer::Result(result) = answer {
-                let suspension = result.outcome.as_ref().ok().and_then(ToolOutput::suspension);
+                let suspension = result
+                    .outcome
+                    .as_ref()
+                    .ok()
+                    .and_then(ToolOutput::suspension);
                 match suspension {
                     Some(suspension) if self.hold_approvals => {
                         let call = made
