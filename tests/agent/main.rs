@@ -19,6 +19,8 @@ mod meta;
 mod paused;
 mod runs;
 mod search;
+#[path = "../support/seen.rs"]
+mod seen;
 mod tools;
 
 /// The hand-written tool of seeds/002, shared with the core tests.

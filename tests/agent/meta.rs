@@ -4,52 +4,13 @@
 //! the same.
 
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use agent_toolkit::ReActAgent;
-use agent_toolkit::exec::ToolInvocation;
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
-use futures::future::BoxFuture;
 use serde_json::json;
 
-/// Records the name of every call that reaches the stack.
-#[derive(Clone)]
-struct Seen<S> {
-    inner: S,
-    names: Arc<Mutex<Vec<String>>>,
-}
-
-struct SeenLayer(Arc<Mutex<Vec<String>>>);
-
-impl<S> tower::Layer<S> for SeenLayer {
-    type Service = Seen<S>;
-    fn layer(&self, inner: S) -> Seen<S> {
-        Seen {
-            inner,
-            names: self.0.clone(),
-        }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for Seen<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError> + Send,
-    S::Future: Send + 'static,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolOutput, ToolError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, inv: ToolInvocation) -> Self::Future {
-        self.names.lock().unwrap().push(inv.tool_name().to_string());
-        Box::pin(self.inner.call(inv))
-    }
-}
+use super::seen::SeenLayer;
 
 /// Current weather for a city.
 #[tool(group = "weather")]

@@ -134,3 +134,25 @@ async fn a_guardrail_stop_ends_the_program_and_the_agents_run() {
         other => panic!("expected a guardrail stop, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_users_layer_sees_run_code_and_the_programs_calls_like_any_other() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kit = Toolkit::builder()
+        .register(GetBalance)
+        .layer(super::seen::SeenLayer(seen.clone()))
+        .build()
+        .unwrap();
+    let program = "return await tools.get_balance({ account: 1 });";
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::call(CODE_TOOL, json!({ "code": program })),
+        ScriptedTurn::text("done"),
+    ]));
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&kit)
+        .code_mode(CodeMode::new().execution(CodeExecution::Local))
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("balance?").await.unwrap(), "done");
+    assert_eq!(*seen.lock().unwrap(), [CODE_TOOL, "get_balance"]);
+}

@@ -9,6 +9,8 @@ mod fixtures;
 mod hooks;
 mod journal;
 mod sandbox;
+#[path = "../support/seen.rs"]
+mod seen;
 mod security;
 mod tool;
 
