@@ -24,6 +24,13 @@
 //! (`JOBS_BENCH_CALLS=N`, `JOBS_BENCH_REPS=N`, `JOBS_BENCH_ONLY=pg-off,pg-on,sqlite` to choose
 //! engines, or `pg-url` with `JOBS_BENCH_URL` for a Postgres of your own; `JOBS_BENCH_KINDS=ours`
 //! or `apalis`, `JOBS_BENCH_WORKERS=1,2`).
+//!
+//! A/B mode, ours only, Postgres: `JOBS_BENCH_CONFIGS=default,bench` (see [`Config`]: `default`
+//! is the documented default configuration, `bench` the settings above, `W/S` the workers' and
+//! the submitter's poll intervals in ms, a `+calls` suffix separate calls instead of a turn)
+//! runs each configuration once per repetition, alternating, each run with worker processes
+//! and a queue of its own, and prints the medians and their ratios to the first
+//! (`JOBS_BENCH_ONLY=pg-off,pg-on`, `JOBS_BENCH_WORKERS`, `JOBS_BENCH_CALLS`, `JOBS_BENCH_REPS`).
 
 #[path = "../db/mod.rs"]
 mod db;
@@ -101,14 +108,30 @@ async fn pg_pool(url: &str) -> sqlx::PgPool {
 }
 
 async fn open_queue(db: &str, name: &str) -> JobQueue {
+    open_queue_polling(db, name, Some(POLL)).await
+}
+
+/// The queue, polling every `poll` (`None`: the library's default interval).
+async fn open_queue_polling(db: &str, name: &str, poll: Option<Duration>) -> JobQueue {
     let queue = match db.strip_prefix("sqlite:") {
         Some(path) => JobQueue::sqlite(path).await,
         None => JobQueue::postgres(db).await,
     };
-    queue
-        .expect("open the queue")
-        .name(name)
-        .poll_interval(POLL)
+    let queue = queue.expect("open the queue").name(name);
+    match poll {
+        Some(poll) => queue.poll_interval(poll),
+        None => queue,
+    }
+}
+
+/// The workers' poll interval in an A/B run (`JOBS_BENCH_WORKER_POLL_MS`, `default`: the
+/// library's), else the bench's.
+fn worker_poll() -> Option<Duration> {
+    match std::env::var("JOBS_BENCH_WORKER_POLL_MS").as_deref() {
+        Ok("default") => None,
+        Ok(ms) => Some(Duration::from_millis(ms.parse().expect("milliseconds"))),
+        Err(_) => Some(POLL),
+    }
 }
 
 /// The trivial job of raw apalis.
@@ -150,14 +173,17 @@ fn worker_main() {
         let name = format!("raw-{}", std::process::id());
         match kind.as_str() {
             "ours" => {
-                let queue = open_queue(&db, &queue).await;
+                let queue = open_queue_polling(&db, &queue, worker_poll()).await;
                 let toolkit = kit().build().unwrap();
                 println!("ready");
-                Worker::new(&toolkit, &queue)
-                    .concurrency(CONCURRENCY)
-                    .run_until(stdin_closed)
-                    .await
-                    .expect("our worker");
+                // An A/B run's `default` workers: `Worker::new` as it comes (concurrency 16).
+                let worker = Worker::new(&toolkit, &queue);
+                let worker = if std::env::var_os("JOBS_BENCH_WORKER_DEFAULT").is_some() {
+                    worker
+                } else {
+                    worker.concurrency(CONCURRENCY)
+                };
+                worker.run_until(stdin_closed).await.expect("our worker");
             }
             _ if is_sqlite(&db) => {
                 let pool = sqlite_pool(db.strip_prefix("sqlite:").unwrap()).await;
@@ -202,10 +228,21 @@ struct Workers(Vec<tokio::process::Child>);
 
 impl Workers {
     async fn start(count: usize, kind: Kind, db: &str, queue: &str) -> Workers {
+        Self::start_with(count, kind, db, queue, &[]).await
+    }
+
+    async fn start_with(
+        count: usize,
+        kind: Kind,
+        db: &str,
+        queue: &str,
+        env: &[(&str, String)],
+    ) -> Workers {
         let exe = std::env::current_exe().expect("the bench executable");
         let mut children = Vec::new();
         for _ in 0..count {
             let mut child = tokio::process::Command::new(&exe)
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
                 .env(ROLE, "worker")
                 .env("JOBS_BENCH_DB", db)
                 .env("JOBS_BENCH_QUEUE", queue)
@@ -672,6 +709,241 @@ async fn measure(
     figures
 }
 
+/// One configuration of an A/B run (`JOBS_BENCH_CONFIGS`): `default` is what a user gets with
+/// the documented defaults (`JobQueue` as it comes, `Toolkit::builder()` and `Worker::new`
+/// without settings); `bench` the settings of the figures above (poll interval 5 ms on both
+/// sides, the toolkit's `max_concurrency` at the number of calls); `W/S` the defaults with the
+/// workers polling every W ms and the submitter every S ms (`d`: the default). A `+calls`
+/// suffix submits the calls as separate `Toolkit::call`s, all at once, instead of one turn;
+/// `+serial` as separate calls each awaited before the next; `+cold` leaves out the warm-up.
+#[derive(Clone, Debug)]
+struct Config {
+    name: String,
+    worker_poll: Option<Duration>,
+    submit_poll: Option<Duration>,
+    bench: bool,
+    separate: bool,
+    /// `+serial`: each call awaited before the next is made.
+    serial: bool,
+    /// `+cold`: no warm-up run first.
+    cold: bool,
+}
+
+impl Config {
+    fn parse(text: &str) -> Config {
+        let mut parts = text.split('+');
+        let base = parts.next().unwrap();
+        let (mut separate, mut serial, mut cold) = (false, false, false);
+        for flag in parts {
+            match flag {
+                "calls" => separate = true,
+                "serial" => serial = true,
+                "cold" => cold = true,
+                other => panic!("unknown flag `+{other}` (calls, serial, cold)"),
+            }
+        }
+        let ms = |v: &str| match v {
+            "d" => None,
+            v => Some(Duration::from_millis(
+                v.parse().expect("milliseconds or `d`"),
+            )),
+        };
+        let (worker_poll, submit_poll, bench) = match base {
+            "default" => (None, None, false),
+            "bench" => (Some(POLL), Some(POLL), true),
+            other => {
+                let (w, s) = other
+                    .split_once('/')
+                    .expect("a configuration: default, bench or W/S");
+                (ms(w), ms(s), false)
+            }
+        };
+        Config {
+            name: text.to_owned(),
+            worker_poll,
+            submit_poll,
+            bench,
+            separate,
+            serial,
+            cold,
+        }
+    }
+}
+
+/// Ours, `count` calls as separate `Toolkit::call`s (all at once, or each awaited before the
+/// next: `serial`), every result read from the results stream meanwhile (a reader that waited
+/// for the submissions would fall more than the stream's 1,024 results behind).
+async fn run_ours_separate(
+    toolkit: &Toolkit,
+    results: &mut futures::stream::BoxStream<'static, ToolResult>,
+    count: usize,
+    round: usize,
+    serial: bool,
+) -> Run {
+    let ctx = ToolContext::new();
+    let batch = calls(count, round);
+    let start = Instant::now();
+    let submitting = async {
+        let pending = if serial {
+            let mut pending = Vec::with_capacity(count);
+            for call in batch {
+                pending.push(toolkit.call(call, &ctx).await);
+            }
+            pending
+        } else {
+            futures::future::join_all(batch.into_iter().map(|c| toolkit.call(c, &ctx))).await
+        };
+        let submit = start.elapsed();
+        for result in &pending {
+            assert!(result.is_pending(), "{}", result.model_text());
+        }
+        submit
+    };
+    let collecting = async {
+        for received in 0..count {
+            let result = tokio::time::timeout(Duration::from_secs(120), results.next())
+                .await
+                .unwrap_or_else(|_| panic!("only {received} of {count} results arrived in 120 s"))
+                .expect("a result");
+            assert!(!result.is_error(), "{}", result.model_text());
+        }
+    };
+    let (submit, ()) = futures::join!(submitting, collecting);
+    Run {
+        submit,
+        total: start.elapsed(),
+    }
+}
+
+/// One run of `config`: its toolkit, its worker processes (started for the run), a warm-up of
+/// 50 calls, then `count` calls timed until every result is back. Each run has a queue of its
+/// own. Returns the run and the share of the machine other processes took meanwhile.
+async fn ab_run(
+    db: &str,
+    server: Option<u32>,
+    config: &Config,
+    workers: usize,
+    count: usize,
+    round: usize,
+) -> (Run, f64) {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros();
+    let queue = format!("ab-{}-{workers}-{round}-{stamp}", config.name);
+    let mut builder = kit().job_queue(open_queue_polling(db, &queue, config.submit_poll).await);
+    if config.bench {
+        builder = builder.max_concurrency(count);
+    }
+    let toolkit = builder.build().unwrap();
+    let mut results = toolkit.background().results();
+    let mut env = vec![(
+        "JOBS_BENCH_WORKER_POLL_MS",
+        config
+            .worker_poll
+            .map_or("default".to_owned(), |p| p.as_millis().to_string()),
+    )];
+    if !config.bench {
+        env.push(("JOBS_BENCH_WORKER_DEFAULT", "1".to_owned()));
+    }
+    let processes = Workers::start_with(workers, Kind::Ours, db, &queue, &env).await;
+    async fn one(
+        toolkit: &Toolkit,
+        results: &mut futures::stream::BoxStream<'static, ToolResult>,
+        config: &Config,
+        n: usize,
+        r: usize,
+    ) -> Run {
+        if config.separate || config.serial {
+            run_ours_separate(toolkit, results, n, r, config.serial).await
+        } else {
+            run_ours(toolkit, results, n, r).await
+        }
+    }
+    if !config.cold {
+        one(&toolkit, &mut results, config, 50, 0).await; // warm up
+    }
+    let before = Cpu::now(&processes.pids(), server);
+    let timed = one(&toolkit, &mut results, config, count, 1).await;
+    let cpu = cpu_use(before, Cpu::now(&processes.pids(), server), count);
+    processes.stop().await;
+    toolkit.background().shutdown().await;
+    (timed, cpu.others)
+}
+
+/// The A/B mode: for each repetition, one run of each configuration, in an order rotated each
+/// repetition; medians per configuration and their ratio to the first.
+fn ab_main(
+    rt: &tokio::runtime::Runtime,
+    configs: &[Config],
+    engines: &str,
+    workers: &[usize],
+    count: usize,
+    reps: usize,
+) {
+    println!(
+        "A/B: {} ; {count} calls per run, {reps} runs of each, alternating",
+        configs
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    for engine in engines.split(',') {
+        let fsync = match engine {
+            "pg-on" => true,
+            "pg-off" => false,
+            other => panic!("A/B runs take pg-on or pg-off, not `{other}`"),
+        };
+        let pg = db::Postgres::start_with_fsync(fsync).expect("Postgres is needed for this bench");
+        let url = pg.database("bench");
+        let server = pg.server_pid();
+        for &w in workers {
+            let mut runs: Vec<Vec<(Run, f64)>> = vec![Vec::new(); configs.len()];
+            for rep in 0..reps {
+                for k in 0..configs.len() {
+                    let i = (rep + k) % configs.len();
+                    let got = rt.block_on(ab_run(&url, server, &configs[i], w, count, rep));
+                    println!(
+                        "  {engine} {w} worker(s) rep {rep} {:<14} {:>6.0} jobs/s (submit {:.1} ms, others {:.0} %)",
+                        configs[i].name,
+                        count as f64 / got.0.total.as_secs_f64(),
+                        got.0.submit.as_secs_f64() * 1e3,
+                        got.1 * 100.0
+                    );
+                    runs[i].push(got);
+                }
+            }
+            let medians: Vec<f64> = runs
+                .iter()
+                .map(|r| {
+                    count as f64
+                        / median(r.iter().map(|(run, _)| run.total).collect()).as_secs_f64()
+                })
+                .collect();
+            for (i, config) in configs.iter().enumerate() {
+                let all: Vec<String> = runs[i]
+                    .iter()
+                    .map(|(r, _)| format!("{:.0}", count as f64 / r.total.as_secs_f64()))
+                    .collect();
+                let others: Vec<String> = runs[i]
+                    .iter()
+                    .map(|(_, o)| format!("{:.0}", o * 100.0))
+                    .collect();
+                println!(
+                    "{engine:<7} {w} worker(s) {:<14} median {:>6.0} jobs/s ({:.2}x {}), runs {}, others {} %",
+                    config.name,
+                    medians[i],
+                    medians[i] / medians[0],
+                    configs[0].name,
+                    all.join(" / "),
+                    others.join(" / "),
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     if std::env::var_os(ROLE).is_some() {
         worker_main();
@@ -700,6 +972,12 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    if let Ok(configs) = std::env::var("JOBS_BENCH_CONFIGS") {
+        let configs: Vec<Config> = configs.split(',').map(Config::parse).collect();
+        let engines = std::env::var("JOBS_BENCH_ONLY").unwrap_or_else(|_| "pg-off,pg-on".into());
+        ab_main(&rt, &configs, &engines, &workers, count, reps);
+        return;
+    }
     println!(
         "durable queue, worker processes of concurrency {CONCURRENCY}, {count} calls per run, median of {reps} runs"
     );
