@@ -9,9 +9,9 @@ mod fixtures;
 mod hooks;
 mod journal;
 mod sandbox;
+mod security;
 #[path = "../support/seen.rs"]
 mod seen;
-mod security;
 mod tool;
 
 #[cfg(all(feature = "sqlite", feature = "postgres"))]

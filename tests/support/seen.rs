@@ -46,4 +46,3 @@ where
         Box::pin(self.inner.call(inv))
     }
 }
-

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::ReActAgent;
 use super::paused_run::{PausedProgram, PendingApproval};
-use crate::tool::{Suspension, ToolCall, ToolDefinition};
-use crate::toolkit::{CodeExecution, ProgramMode, ToolSnapshot};
+use crate::tool::{Suspension, ToolCall};
+use crate::toolkit::{CodeExecution, ProgramMode};
 
 impl ReActAgent {
     /// Code mode, when programs run here (the program tool of the agent's view) for this
@@ -20,12 +20,6 @@ impl ReActAgent {
             CodeExecution::Auto if !hosted => Some(mode),
             _ => None,
         }
-    }
-
-    /// The program tool the model sees this turn instead of the tools, in local code mode.
-    pub(super) fn program_tool(&self, snapshot: &ToolSnapshot) -> Option<ToolDefinition> {
-        self.local_programs()
-            .map(|mode| mode.definition_in(&self.toolkit, snapshot))
     }
 
     /// What local code mode adds to the system prompt.

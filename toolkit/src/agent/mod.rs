@@ -86,9 +86,6 @@ pub struct ReActAgent {
     /// A run stopped at calls that wait for approval or for external results. Its
     /// `messages` stay empty: the memory is the conversation.
     suspended: Option<PausedRun>,
-    /// Whether `search_tools` in the agent's view is its own (not a registered tool of that
-    /// name).
-    own_search: bool,
     /// What searches found and what a provider that keeps its cache was told.
     found: search::Found,
     /// Code mode: the model writes programs that call the tools.
@@ -418,23 +415,31 @@ impl ReActAgentBuilder {
         }
         // The meta tools, as tools of the agent's view (a registered tool of the same name
         // hides one, and stays the user's).
-        let mut meta: Vec<Arc<dyn crate::tool::AgentTool>> = Vec::new();
+        let mut meta: Vec<Arc<dyn crate::toolkit::ViewTool>> = Vec::new();
         if !managed.is_empty() {
             meta.push(Arc::new(crate::toolkit::EquipGroups::new(managed.clone())));
         }
         // Programs that run here run as a tool of the view too.
-        if let Some(mode) = &self.programs
-            && (mode.execution() == CodeExecution::Local
-                || (mode.execution() == CodeExecution::Auto && !hosted))
-        {
+        let local_programs = self.programs.as_ref().is_some_and(|mode| {
+            mode.execution() == CodeExecution::Local
+                || (mode.execution() == CodeExecution::Auto && !hosted)
+        });
+        if let Some(mode) = self.programs.as_ref().filter(|_| local_programs) {
             meta.push(mode.tool());
         }
-        let own_search = toolkit.definition(crate::search::SEARCH_TOOL).is_none();
-        if own_search {
-            meta.push(Arc::new(
-                crate::toolkit::SearchTools::new(&toolkit).limit(self.search_limit),
-            ));
+        // The search: shown where the model finds deferred tools with it; answered but not
+        // shown where the provider's own search does (its client-side search calls it), or
+        // where programs search with their own function.
+        let native = match self.tool_search {
+            ToolSearch::Native => true,
+            ToolSearch::Auto => self.model.tool_features().native_search,
+            _ => false,
+        };
+        let mut search = crate::toolkit::SearchTools::new(&toolkit).limit(self.search_limit);
+        if native || local_programs {
+            search = search.hidden();
         }
+        meta.push(Arc::new(search));
         let toolkit = toolkit.view_with_tools(meta)?;
         // The agent's approver (else the toolkit's) approves the calls it makes in `run`.
         let (toolkit, pause_at_approvals) = match self.approvals {
@@ -465,7 +470,6 @@ impl ReActAgentBuilder {
             memory: Vec::new(),
             pending_background: Vec::new(),
             suspended: None,
-            own_search,
             found: search::Found::default(),
             programs: self.programs,
         })

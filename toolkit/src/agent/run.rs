@@ -20,10 +20,9 @@ use crate::context::{Level, ToolContext};
 use crate::error::ToolErrorKind;
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
-use crate::search::SEARCH_TOOL;
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
-use crate::toolkit::{CallAnswer, EQUIP_TOOL, EquipGroups, LOADED_KEY};
+use crate::toolkit::{CallAnswer, LOADED_KEY};
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
@@ -143,31 +142,22 @@ impl ReActAgent {
             // One snapshot per turn: what the model is shown is what it may call (and, with the
             // provider's own search, the deferred tools it may find and call).
             let snapshot = self.toolkit.snapshot();
-            // In local code mode the model sees the code tool, whose programs call the tools
-            // (and search the deferred ones) themselves.
-            let program_tool = self.program_tool(&snapshot);
-            let mode = match program_tool {
-                Some(_) => SearchMode::Off,
-                None => self.search_mode(&snapshot),
+            // The toolkit's tools, then the view's own (the group tool, the search), each as it
+            // offers itself this turn. In local code mode the model sees the view's own alone:
+            // the program tool declares the toolkit's tools, which its programs call (and search
+            // the deferred ones) themselves.
+            let offered = self.toolkit.offered(&snapshot);
+            let programs = self.runs_programs();
+            let mode = if programs {
+                SearchMode::Off
+            } else {
+                self.search_mode(&snapshot)
             };
-            // The meta tools are tools of the view; the search is offered only when the model
-            // finds deferred tools with it this turn.
-            let hidden_search = self.own_search && mode != SearchMode::Local;
-            let offered = |d: &&ToolDefinition| !(hidden_search && d.name() == SEARCH_TOOL);
-            let mut tools: Vec<_> = match program_tool {
-                Some(tool) => std::iter::once(tool)
-                    .chain(snapshot.iter().filter(|d| d.name() == EQUIP_TOOL).cloned())
-                    .collect(),
-                None => snapshot.iter().filter(offered).cloned().collect(),
+            let mut tools: Vec<ToolDefinition> = if programs {
+                offered.view
+            } else {
+                offered.tools.into_iter().chain(offered.view).collect()
             };
-            // The group tool tells the model which of its groups are equipped now.
-            if !self.managed_groups.is_empty()
-                && self.toolkit.definition(EQUIP_TOOL).is_none()
-                && let Some(equip) = tools.iter_mut().find(|d| d.name() == EQUIP_TOOL)
-            {
-                *equip =
-                    EquipGroups::new(self.managed_groups.clone()).definition(Some(&self.toolkit));
-            }
             tools.extend(external.iter().cloned());
             let deferred = match mode {
                 SearchMode::Native => self.deferred_tools(&snapshot),
@@ -233,7 +223,16 @@ impl ReActAgent {
                 found,
                 stop,
             } = self
-                .execute(calls, &snapshot, mode, external, &toolkit, &ctx, &events)
+                .execute(
+                    calls,
+                    &snapshot,
+                    offered.callable,
+                    mode,
+                    external,
+                    &toolkit,
+                    &ctx,
+                    &events,
+                )
                 .await;
             if tool_changes && mode == SearchMode::Native {
                 // Tools the provider made callable itself are not announced as added.
@@ -446,6 +445,7 @@ impl ReActAgent {
         &self,
         calls: Vec<ToolCall>,
         snapshot: &crate::toolkit::ToolSnapshot,
+        callable: Vec<String>,
         mode: SearchMode,
         external: &[ToolDefinition],
         toolkit: &Toolkit,
@@ -469,18 +469,14 @@ impl ReActAgent {
                 answered.found.called_deferred.push(name.to_string());
             }
         }
-        // What may be called this turn: the view's tools (a tool declared to a program may be
-        // called directly too), the search only when deferred tools can be found with it.
-        let hidden_search = self.own_search && mode == SearchMode::Off;
-        let offered: Vec<String> = toolkit
-            .snapshot()
-            .iter()
-            .map(|d| d.name().to_string())
-            .filter(|name| !(hidden_search && name == SEARCH_TOOL))
-            .collect();
+        // What may be called this turn: what the view offers, shown or not (a tool declared to a
+        // program may be called directly too), and what the provider's search found.
+        let callable = callable
+            .into_iter()
+            .chain(answered.found.called_deferred.iter().cloned());
         let turn = toolkit
             .turn()
-            .offering(offered)
+            .offering(callable)
             .external(external.iter().map(|d| d.name().to_string()))
             .holding_approvals(self.settings.pause_at_approvals)
             .searchable(mode != SearchMode::Off);

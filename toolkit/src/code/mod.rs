@@ -454,12 +454,8 @@ fn resumed(resumption: &Resumption) -> Result<(String, Journal), ToolError> {
 /// Code mode as an agent's way to call its tools: the model is shown [`CODE_TOOL`] (its
 /// description declaring the view's tools), which runs as a [`CodeTool`] of the agent's view.
 impl crate::toolkit::ProgramMode for CodeMode {
-    fn tool(&self) -> Arc<dyn crate::tool::AgentTool> {
+    fn tool(&self) -> Arc<dyn crate::toolkit::ViewTool> {
         Arc::new(CodeTool::new(self.clone()))
-    }
-
-    fn definition_in(&self, view: &Toolkit, snapshot: &ToolSnapshot) -> ToolDefinition {
-        CodeMode::definition_in(self, view, snapshot)
     }
 
     fn instructions(&self) -> Option<&str> {

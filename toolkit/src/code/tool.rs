@@ -156,6 +156,18 @@ fn code_of(raw: &str) -> Result<String, ToolError> {
     Ok(code)
 }
 
+/// As a tool of a view (an agent's, in local code mode): shown each turn with a description
+/// declaring the view's tools ([`CodeMode::definition`]).
+impl crate::toolkit::ViewTool for CodeTool {
+    fn offer(
+        &self,
+        view: &Toolkit,
+        snapshot: &crate::toolkit::ToolSnapshot,
+    ) -> crate::toolkit::Offer {
+        crate::toolkit::Offer::Rendered(self.mode.definition_in(view, snapshot))
+    }
+}
+
 impl AgentTool for CodeTool {
     fn spec(&self) -> ToolSpec {
         let mut options = self.options.clone();

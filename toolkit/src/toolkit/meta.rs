@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Toolkit;
+use super::{ToolSnapshot, Toolkit};
 use crate::context::FromToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::search::{self, DEFAULT_SEARCH_LIMIT, SEARCH_TOOL};
@@ -26,6 +26,42 @@ pub const FOUND_KEY: &str = "agent_toolkit.found";
 /// sends them back as references where the provider takes them.
 pub const LOADED_KEY: &str = "agent_toolkit.loaded";
 
+/// How a tool of a view is offered to the model in a turn ([`ViewTool::offer`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Offer {
+    /// Shown with its registered definition, and callable.
+    AsRegistered,
+    /// Shown with this definition (rendered for the view this turn), and callable.
+    Rendered(ToolDefinition),
+    /// Callable, not shown (a provider shows its own form of it).
+    Hidden,
+    /// Neither shown nor callable this turn.
+    Off,
+}
+
+/// A tool of a view alone ([`Toolkit::view_with_tools`]): an ordinary tool that also says, each
+/// turn, how it is offered — so that no tool name is special where a turn's tools are chosen.
+pub trait ViewTool: AgentTool {
+    /// How the tool is offered this turn in `view`, whose tools are `snapshot`.
+    fn offer(&self, view: &Toolkit, snapshot: &ToolSnapshot) -> Offer {
+        let _ = (view, snapshot);
+        Offer::AsRegistered
+    }
+}
+
+/// What a view offers its model in a turn ([`Toolkit::offered`]).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Offered {
+    /// The toolkit's tools (registered and of dynamic sets), as shown.
+    pub tools: Vec<ToolDefinition>,
+    /// The view's own tools, as they offer themselves.
+    pub view: Vec<ToolDefinition>,
+    /// Every tool that may be called, by name (shown or not).
+    pub callable: Vec<String>,
+}
+
 /// The calling view, or the error saying the tool ran outside a toolkit.
 fn calling_view(args: &ToolArgs) -> Result<Toolkit, ToolError> {
     Toolkit::from_tool_context(args.context())
@@ -40,6 +76,7 @@ fn calling_view(args: &ToolArgs) -> Result<Toolkit, ToolError> {
 pub struct SearchTools {
     limit: usize,
     catalog: String,
+    hidden: bool,
 }
 
 impl SearchTools {
@@ -55,7 +92,15 @@ impl SearchTools {
         SearchTools {
             limit: DEFAULT_SEARCH_LIMIT,
             catalog: catalog.join("; "),
+            hidden: false,
         }
+    }
+
+    /// Answer searches without offering the tool: the provider shows its own search (its
+    /// client-side search calls this one), or programs search with their own function.
+    pub fn hidden(mut self) -> Self {
+        self.hidden = true;
+        self
     }
 
     /// How many tools a search lists when the model does not say (1 to 20).
@@ -90,6 +135,20 @@ impl AgentTool for SearchTools {
                 .map_err(|message| ToolError::new(ToolErrorKind::InvalidArguments, message))?;
             Ok(search_answer(&view, &query, limit.unwrap_or(default)))
         })
+    }
+}
+
+/// Offered while the view has deferred tools to find (callable but not shown when
+/// [`hidden`](SearchTools::hidden)).
+impl ViewTool for SearchTools {
+    fn offer(&self, _: &Toolkit, snapshot: &ToolSnapshot) -> Offer {
+        if snapshot.deferred().len() == 0 {
+            Offer::Off
+        } else if self.hidden {
+            Offer::Hidden
+        } else {
+            Offer::AsRegistered
+        }
     }
 }
 
@@ -262,6 +321,13 @@ impl EquipGroups {
                 "additionalProperties": false
             }),
         )
+    }
+}
+
+/// Shown with each group's state in the view this turn.
+impl ViewTool for EquipGroups {
+    fn offer(&self, view: &Toolkit, _: &ToolSnapshot) -> Offer {
+        Offer::Rendered(self.definition(Some(view)))
     }
 }
 

@@ -26,7 +26,10 @@ pub use builder::{
 use compile::{Entry, ExecBase, Origin};
 use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
-pub use meta::{EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, SearchTools, search_answer};
+pub use meta::{
+    EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, Offer, Offered, SearchTools, ViewTool,
+    search_answer,
+};
 pub use programs::{CodeExecution, ProgramMode};
 use scope::{Scope, Versions};
 use snapshot::GroupMasks;
@@ -213,18 +216,20 @@ impl Toolkit {
     /// compile, two tools of one name).
     pub fn view_with_tools(
         &self,
-        tools: impl IntoIterator<Item = Arc<dyn AgentTool>>,
+        tools: impl IntoIterator<Item = Arc<dyn ViewTool>>,
     ) -> Result<Toolkit, ConfigError> {
         let mut errors = Vec::new();
-        let mut entries: Vec<Arc<Entry>> = Vec::new();
+        let mut entries: Vec<(Arc<Entry>, Arc<dyn ViewTool>)> = Vec::new();
         for tool in tools {
             let spec = tool.spec();
             let name = spec.name.to_string();
-            if entries.iter().any(|e| e.definition.name() == name) {
+            if entries.iter().any(|(e, _)| e.definition.name() == name) {
                 return Err(ConfigError::DuplicateTool(name));
             }
-            let entry = compile::compile(&name, tool, spec, &[], Origin::Registered, &mut errors);
-            entries.push(Arc::new(entry));
+            let as_tool: Arc<dyn AgentTool> = tool.clone();
+            let entry =
+                compile::compile(&name, as_tool, spec, &[], Origin::Registered, &mut errors);
+            entries.push((Arc::new(entry), tool));
         }
         if let Some(error) = errors.into_iter().next() {
             return Err(error);
@@ -234,6 +239,34 @@ impl Toolkit {
             Arc::new(Scope::overlay(self.0.inner.groups.len(), entries)),
             self.0.approver.clone(),
         ))
+    }
+
+    /// What this view offers its model in a turn whose tools are `snapshot` (taken of this
+    /// view): the toolkit's tools as they are, the view's own as each offers itself
+    /// ([`ViewTool::offer`]), and every name that may be called.
+    pub fn offered(&self, snapshot: &ToolSnapshot) -> Offered {
+        let mut offered = Offered::default();
+        for definition in snapshot.iter() {
+            let name = definition.name();
+            let own = self
+                .0
+                .scope
+                .view_tool(name)
+                .filter(|_| !self.0.inner.by_name.contains_key(name));
+            let Some(tool) = own else {
+                offered.tools.push(definition.clone());
+                offered.callable.push(name.to_string());
+                continue;
+            };
+            match tool.offer(self, snapshot) {
+                Offer::AsRegistered => offered.view.push(definition.clone()),
+                Offer::Rendered(rendered) => offered.view.push(rendered),
+                Offer::Hidden => {}
+                Offer::Off => continue,
+            }
+            offered.callable.push(name.to_string());
+        }
+        offered
     }
 
     /// The same handle (same tools, same group state) whose calls of `requires_approval` tools
@@ -853,7 +886,7 @@ impl Handle {
         // the toolkit sees: the toolkit's cached snapshot serves it, so that fresh views (an MCP
         // session, a stateless request) cost no rebuild.
         if self.scope.version() == 0
-            && self.scope.tools().is_empty()
+            && !self.scope.has_tools()
             && !Arc::ptr_eq(&self.scope, &self.inner.default_scope)
         {
             let root = Handle {
@@ -872,19 +905,19 @@ impl Handle {
             let snapshot = ToolSnapshot::build(table, &self.inner.masks, &active, |i| {
                 found.contains(table[i].name())
             });
-            if self.inner.dynamic.is_empty() && self.scope.tools().is_empty() {
+            if self.inner.dynamic.is_empty() && !self.scope.has_tools() {
                 return snapshot;
             }
             let (dynamic, deferred) = self.active_dynamic(&active, &found);
             // The dynamic sets' tools, then the view's own (unless a registered tool hides one;
             // a view's tool hides a dynamic one).
-            let own = self.scope.tools();
-            let mine = |name: &str| own.iter().any(|o| o.definition.name() == name);
+            let mine = |name: &str| self.scope.tool(name).is_some();
             let loaded = dynamic
                 .into_iter()
                 .filter(|e| !mine(e.definition.name()))
                 .chain(
-                    own.iter()
+                    self.scope
+                        .tools()
                         .filter(|e| !self.inner.by_name.contains_key(e.definition.name()))
                         .cloned(),
                 )

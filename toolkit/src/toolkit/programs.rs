@@ -7,8 +7,7 @@
 
 use std::sync::Arc;
 
-use super::{ToolSnapshot, Toolkit};
-use crate::tool::{AgentTool, ToolDefinition};
+use super::ViewTool;
 
 /// Where an agent's model runs its programs ([`ProgramMode::execution`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,12 +25,11 @@ pub enum CodeExecution {
 
 /// Programs as an agent's way to call its tools (code mode).
 pub trait ProgramMode: Send + Sync + 'static {
-    /// The tool that runs programs, added to the agent's view when programs run here.
-    fn tool(&self) -> Arc<dyn AgentTool>;
-
-    /// The program tool as the model sees it this turn, for the tools of `snapshot` (taken of
-    /// `view`).
-    fn definition_in(&self, view: &Toolkit, snapshot: &ToolSnapshot) -> ToolDefinition;
+    /// The tool that runs programs, added to the agent's view when programs run here. It
+    /// offers itself each turn with a definition declaring the view's tools
+    /// ([`ViewTool::offer`]); the model is shown it (and the view's other tools) instead of the
+    /// toolkit's tools.
+    fn tool(&self) -> Arc<dyn ViewTool>;
 
     /// What an agent running programs here adds to its system prompt.
     fn instructions(&self) -> Option<&str>;

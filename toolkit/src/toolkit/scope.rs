@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashSet;
 use tokio::sync::watch;
 
+use super::ViewTool;
 use super::compile::Entry;
 use super::snapshot::ToolSnapshot;
 use crate::util::lock;
@@ -28,7 +29,7 @@ pub(super) struct Scope {
     /// Deferred tools found in this scope, by name.
     found: Mutex<FxHashSet<String>>,
     /// Tools of this view alone ([`Toolkit::view_with_tools`](super::Toolkit::view_with_tools)).
-    tools: Vec<Arc<Entry>>,
+    tools: Vec<(Arc<Entry>, Arc<dyn ViewTool>)>,
 }
 
 impl Scope {
@@ -44,7 +45,7 @@ impl Scope {
     }
 
     /// A view's scope: no group switched yet, with `tools` of its own.
-    pub(super) fn overlay(groups: usize, tools: Vec<Arc<Entry>>) -> Self {
+    pub(super) fn overlay(groups: usize, tools: Vec<(Arc<Entry>, Arc<dyn ViewTool>)>) -> Self {
         Scope {
             state: Mutex::new(vec![None; groups]),
             version: AtomicU64::new(0),
@@ -56,13 +57,26 @@ impl Scope {
     }
 
     /// The tools of this view alone, in the order given.
-    pub(super) fn tools(&self) -> &[Arc<Entry>] {
-        &self.tools
+    pub(super) fn tools(&self) -> impl Iterator<Item = &Arc<Entry>> {
+        self.tools.iter().map(|(entry, _)| entry)
+    }
+
+    /// Whether this view has tools of its own.
+    pub(super) fn has_tools(&self) -> bool {
+        !self.tools.is_empty()
     }
 
     /// The tool of this view alone called `name`.
     pub(super) fn tool(&self, name: &str) -> Option<&Arc<Entry>> {
-        self.tools.iter().find(|e| e.definition.name() == name)
+        self.tools().find(|e| e.definition.name() == name)
+    }
+
+    /// How the tool of this view alone called `name` offers itself.
+    pub(super) fn view_tool(&self, name: &str) -> Option<&Arc<dyn ViewTool>> {
+        self.tools
+            .iter()
+            .find(|(e, _)| e.definition.name() == name)
+            .map(|(_, tool)| tool)
     }
 
     pub(super) fn set(&self, group: usize, active: bool) {
