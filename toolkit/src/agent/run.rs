@@ -225,10 +225,12 @@ impl ReActAgent {
             } = self
                 .execute(
                     calls,
-                    &snapshot,
-                    offered.callable,
-                    mode,
-                    external,
+                    Offering {
+                        snapshot: &snapshot,
+                        callable: offered.callable,
+                        mode,
+                        external,
+                    },
                     &toolkit,
                     &ctx,
                     &events,
@@ -444,14 +446,17 @@ impl ReActAgent {
     async fn execute(
         &self,
         calls: Vec<ToolCall>,
-        snapshot: &crate::toolkit::ToolSnapshot,
-        callable: Vec<String>,
-        mode: SearchMode,
-        external: &[ToolDefinition],
+        offering: Offering<'_>,
         toolkit: &Toolkit,
         ctx: &ToolContext,
         events: &Events,
     ) -> Answered {
+        let Offering {
+            snapshot,
+            callable,
+            mode,
+            external,
+        } = offering;
         let mut answered = Answered::default();
         let dialect = self.model.dialect();
         for call in &calls {
@@ -555,6 +560,15 @@ impl ReActAgent {
         }
         done
     }
+}
+
+/// What a turn offers: its snapshot, the names that may be called, where deferred tools are
+/// found, the external tools.
+struct Offering<'a> {
+    snapshot: &'a crate::toolkit::ToolSnapshot,
+    callable: Vec<String>,
+    mode: SearchMode,
+    external: &'a [ToolDefinition],
 }
 
 /// A turn's calls, answered: the results in call order, the calls held for approval, the
