@@ -117,6 +117,20 @@ async fn a_program_pauses_at_an_approval_and_replays_in_a_new_agent() {
     assert_eq!(waiting.call().arguments, r#"{"id":7}"#);
     assert!(waiting.call().id.ends_with("/3"), "{}", waiting.call().id);
 
+    // The stored form keeps the program beside the waiting call as runs paused by earlier
+    // releases stored it — the model's call, the journal key, the call's number, the journal —
+    // so those resume too.
+    let json: serde_json::Value = serde_json::from_str(&paused.to_json()).unwrap();
+    let program = &json["approvals"][0]["program"];
+    let keys: Vec<&str> = program
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["call", "key", "seq", "journal"], "{program}");
+    assert_eq!(program["seq"], 3);
+
     // Stored, read back, approved, resumed by a new agent built the same way.
     let mut stored = PausedRun::from_json(&paused.to_json()).unwrap();
     let id = stored.pending_approvals()[0].call().id.to_string();

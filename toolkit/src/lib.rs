@@ -95,7 +95,7 @@
 //! | `exec` | the tower stack one call runs through; [`RetryPolicy`] | `args`, `context`, `tool` |
 //! | `storage` | `storage::Database`, migrations, the versioned stored form | — |
 //! | `jobs` | background jobs: the backend seam and the in-process backend | `context`, `storage`, `tool` |
-//! | `toolkit` | [`Toolkit`]: registration, groups, deferred tools, dispatch, batches | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `search`, `tool` |
+//! | `toolkit` | [`Toolkit`]: registration, groups, deferred tools, dispatch, batches; the calling view; one turn (`toolkit::Turn`: refusals, approvals held, repair, guardrails); a view's own tools and the meta tools (`search_tools`, `reset_equipped_tools`); the program-mode seam | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `search`, `tool` |
 //! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit` |
 //! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
@@ -104,7 +104,7 @@
 //! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
-//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode | `background`, `code`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import | `args`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->

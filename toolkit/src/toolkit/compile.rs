@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 
 use crate::args::ParamPlan;
 use crate::args::schema as validate;
+use crate::context::ContextReads;
 use crate::dialect::Dialect;
 use crate::error::ConfigError;
 use crate::exec::{ExecSettings, RetryPolicy, SyncPace};
@@ -29,6 +30,10 @@ pub(crate) struct Entry {
     pub(crate) rendered: [OnceLock<Value>; Dialect::ALL.len()],
     /// Where the calls of a synchronous tool run (`None` for async tools).
     pub(crate) pace: Option<Arc<SyncPace>>,
+    /// Its calls' context carries the calling view: the tool may read it (a context parameter
+    /// that reads the toolkit, the whole context, or does not say; or a tool with no declared
+    /// parameters, which reads its context as it likes). Others are spared the reference count.
+    pub(crate) wants_caller: bool,
 }
 
 /// A value bound with `.preset` or `.default_arg`, serialized when it was given.
@@ -76,6 +81,17 @@ pub(super) fn compile(
         }
     };
     let pace = spec.options.blocking.then(Arc::default);
+    let wants_caller = spec.params.is_empty()
+        || plan.params.iter().any(|p| {
+            p.kind == ParamKind::Context
+                && p.reads.is_none_or(|reads| match reads() {
+                    ContextReads::Nothing => false,
+                    ContextReads::Types(types) => {
+                        types.contains(&std::any::TypeId::of::<super::Toolkit>())
+                    }
+                    _ => true,
+                })
+        });
     Entry {
         tool,
         plan: Arc::new(plan),
@@ -83,6 +99,7 @@ pub(super) fn compile(
         definition,
         rendered: Default::default(),
         pace,
+        wants_caller,
     }
 }
 

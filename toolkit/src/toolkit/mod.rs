@@ -727,8 +727,11 @@ impl Toolkit {
         };
         // The calling view rides along (one reference count): a tool that searches, equips or runs
         // a program takes it with `#[ctx] toolkit: Toolkit`.
-        let caller: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
-        let call_ctx = ctx.for_call(info.clone(), Some(&self.0.inner.context), Some(caller));
+        let caller = entry.wants_caller.then(|| {
+            let caller: Arc<dyn std::any::Any + Send + Sync> = self.0.clone();
+            caller
+        });
+        let call_ctx = ctx.for_call(info.clone(), Some(&self.0.inner.context), caller);
         let args = args::resolve(&entry.plan, arguments, call_ctx, &self.0.inner.policy);
         Ok(ToolInvocation::new(
             entry.tool.clone(),
