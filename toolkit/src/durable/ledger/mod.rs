@@ -1,0 +1,109 @@
+//! The durable backend: the ledger table next to apalis's job tables, and what submitting
+//! processes and workers do with it.
+//!
+//! apalis owns the queue: storing jobs, handing them to one worker at a time, worker
+//! heartbeats, and putting the jobs of a dead worker back. The ledger (`agent_toolkit_jobs`)
+//! owns what the toolkit promises about calls: the call as the model made it, one row per job
+//! (its id is the job id), whether a job of a tool that must not run twice has started, its one
+//! result, and whether the result was taken and reported.
+//!
+//! A row's `state` is `pending` (queued), `running` (a worker started a tool that is neither
+//! idempotent nor read-only), `finished` or `failed`. Only a row in `pending` or `running` can
+//! get a result, so a result is written once.
+//!
+//! | File | Owns |
+//! |---|---|
+//! | `mod.rs` | the ledger row, the apalis payload, and what both sides do with one row |
+//! | `codec.rs` | a row as the toolkit sees it: its record, its result encoded and decoded |
+//! | `submit.rs` | the submitting side of a queue ([`Durable`], the job backend itself) |
+//! | `worker.rs` | what a worker reads and writes for many jobs at once ([`WorkerLedger`]) |
+
+mod codec;
+mod submit;
+mod worker;
+
+use serde::{Deserialize, Serialize};
+
+#[allow(unused_imports)]
+use super::gather::Gather;
+use super::job_queue::JobQueue;
+use crate::jobs::JobError;
+use crate::storage::on_pool;
+use crate::storage::stored::Stored;
+use crate::tool::ToolCall;
+
+pub(super) use worker::{Finished, WorkerLedger};
+
+const COLUMNS: &str =
+    "id, call_id, tool, arguments, state, result, taken, submitted_ms, started_by";
+
+/// Most calls stored by one transaction, rows read or results written by one statement (see
+/// [`Gather`]).
+const GATHER_MOST: usize = 1000;
+
+/// What apalis carries for one job: which ledger row it is.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Payload {
+    pub(super) job: u64,
+}
+
+impl Stored for Payload {
+    const WHAT: &'static str = "a job payload";
+    const VERSION: u32 = 1;
+}
+
+/// The error of a statement on the queue's database.
+pub(super) fn db_error(queue: &JobQueue, error: sqlx::Error) -> JobError {
+    JobError::Database(queue.db.error(error))
+}
+
+/// One ledger row as stored.
+#[derive(Clone, sqlx::FromRow)]
+pub(super) struct Row {
+    pub(super) id: i64,
+    pub(super) call_id: String,
+    pub(super) tool: String,
+    pub(super) arguments: String,
+    pub(super) state: String,
+    pub(super) result: Option<String>,
+    pub(super) taken: bool,
+    pub(super) submitted_ms: i64,
+    /// The worker that marked the job started.
+    pub(super) started_by: Option<String>,
+}
+
+impl Row {
+    pub(super) fn call(&self) -> ToolCall {
+        ToolCall::new(
+            self.call_id.as_str(),
+            self.tool.as_str(),
+            self.arguments.as_str(),
+        )
+    }
+}
+
+/// The ledger row of job `id` of `queue`, if there is one.
+pub(super) async fn load(queue: &JobQueue, id: u64) -> Result<Option<Row>, JobError> {
+    let text = format!("SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = $1 AND id = $2");
+    let name = &queue.settings.name;
+    let row = on_pool!(queue.db, |pool, sql| sqlx::query_as::<_, Row>(sql(&text))
+        .bind(name)
+        .bind(id as i64)
+        .fetch_optional(pool)
+        .await);
+    row.map_err(|e| db_error(queue, e))
+}
+
+/// Mark job `id` started by `worker`, if it is still queued; false when it is not (another
+/// delivery got it first, or it finished).
+pub(super) async fn begin(queue: &JobQueue, id: u64, worker: &str) -> Result<bool, JobError> {
+    const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = 'running', runs = runs + 1, \
+                        started_by = $2 WHERE id = $1 AND state = 'pending'";
+    let done = on_pool!(queue.db, |pool, sql| sqlx::query(sql(TEXT))
+        .bind(id as i64)
+        .bind(worker)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected()));
+    done.map(|n| n == 1).map_err(|e| db_error(queue, e))
+}
