@@ -6,8 +6,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{GenerationOptions, ToolChange};
+use crate::model::{
+    DeferredTool, FinishReason, GenerationOptions, NativeItems, ToolChange, ToolChoice,
+};
 use crate::tool::GroupInfo;
+use crate::tool::ToolDefinition;
 
 fn model(search: ResponsesToolSearch) -> OpenAiResponses {
     OpenAiResponses::builder()
