@@ -42,7 +42,6 @@ use super::{
     NativeItems, Role, ToolChoice, ToolFeatures, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
-use crate::endpoint::Secret;
 use crate::tool::{ToolCall, ToolDefinition};
 
 mod stream;
@@ -116,25 +115,24 @@ pub struct AnthropicMessagesBuilder {
 }
 
 impl AnthropicMessagesBuilder {
-    /// The search that finds deferred tools (default [`AnthropicToolSearch::Bm25`]).
-    pub fn tool_search(mut self, search: AnthropicToolSearch) -> Self {
-        self.tool_search = search;
-        self
-    }
+    http::provider_setters! {
+        /// The search that finds deferred tools (default [`AnthropicToolSearch::Bm25`]).
+        tool_search(AnthropicToolSearch);
 
-    /// What the agent may use of this endpoint's features for large tool lists and hosted
-    /// code. Default: every one ([`ToolFeatures::all`]) for Anthropic's own API, none for another
-    /// [`base_url`](Self::base_url) (a compatible server or a proxy to a local model), whose
-    /// support is unknown.
-    pub fn tool_features(mut self, features: ToolFeatures) -> Self {
-        self.features = Some(features);
-        self
-    }
+        /// What the agent may use of this endpoint's features for large tool lists and hosted
+        /// code. Default: every one ([`ToolFeatures::all`]) for Anthropic's own API, none for
+        /// another [`base_url`](Self::base_url) (a compatible server or a proxy to a local
+        /// model), whose support is unknown.
+        tool_features;
 
-    /// The key sent as `x-api-key`. Optional only for proxies that add it themselves.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.http.api_key = Some(Secret(key.into()));
-        self
+        /// The key sent as `x-api-key`. Optional only for proxies that add it themselves.
+        api_key;
+
+        /// Whether tool calls the model writes as text are read as calls (default `true`): what
+        /// [`OpenAiChatBuilder::text_tool_calls`](super::OpenAiChatBuilder::text_tool_calls)
+        /// describes, for Anthropic-compatible servers (llama.cpp's `/v1/messages`, proxies in
+        /// front of local models). Claude itself writes its calls as `tool_use` blocks.
+        text_tool_calls;
     }
 
     /// The `max_tokens` of requests that do not set
@@ -149,15 +147,6 @@ impl AnthropicMessagesBuilder {
         "The API root, before `/v1/messages` (default `https://api.anthropic.com`)."
     );
     crate::endpoint::endpoint_methods!(http.endpoint);
-
-    /// Whether tool calls the model writes as text are read as calls (default `true`): what
-    /// [`OpenAiChatBuilder::text_tool_calls`](super::OpenAiChatBuilder::text_tool_calls)
-    /// describes, for Anthropic-compatible servers (llama.cpp's `/v1/messages`, proxies in
-    /// front of local models). Claude itself writes its calls as `tool_use` blocks.
-    pub fn text_tool_calls(mut self, on: bool) -> Self {
-        self.text_calls = Some(on);
-        self
-    }
 
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<AnthropicMessages, ModelError> {

@@ -116,6 +116,63 @@ macro_rules! connection_methods {
 }
 pub(crate) use connection_methods;
 
+/// The setters provider builders share beyond [`connection_methods`] and the endpoint's own,
+/// each written once here and named by the builder with its own documentation:
+///
+/// ```text
+/// http::provider_setters! {
+///     /// The API key, sent as ...
+///     api_key;
+///     /// Who runs the tool search ...
+///     tool_search(ResponsesToolSearch);
+/// }
+/// ```
+///
+/// Over the builder's fields of the same names: `api_key` sets `http.api_key`, `strict` sets
+/// `strict`, `text_tool_calls` sets `text_calls`, `tool_search(Type)` sets `tool_search` and
+/// `tool_features` sets `features`.
+macro_rules! provider_setters {
+    ($($(#[$doc:meta])* $name:ident $(($ty:ty))?;)*) => {
+        $($crate::model::http::provider_setters!(@one $(#[$doc])* $name $(($ty))?);)*
+    };
+    (@one $(#[$doc:meta])* api_key) => {
+        $(#[$doc])*
+        pub fn api_key(mut self, key: impl Into<String>) -> Self {
+            self.http.api_key = Some($crate::endpoint::Secret(key.into()));
+            self
+        }
+    };
+    (@one $(#[$doc:meta])* strict) => {
+        $(#[$doc])*
+        pub fn strict(mut self, strict: bool) -> Self {
+            self.strict = strict;
+            self
+        }
+    };
+    (@one $(#[$doc:meta])* text_tool_calls) => {
+        $(#[$doc])*
+        pub fn text_tool_calls(mut self, on: bool) -> Self {
+            self.text_calls = Some(on);
+            self
+        }
+    };
+    (@one $(#[$doc:meta])* tool_search($ty:ty)) => {
+        $(#[$doc])*
+        pub fn tool_search(mut self, search: $ty) -> Self {
+            self.tool_search = search;
+            self
+        }
+    };
+    (@one $(#[$doc:meta])* tool_features) => {
+        $(#[$doc])*
+        pub fn tool_features(mut self, features: $crate::model::ToolFeatures) -> Self {
+            self.features = Some(features);
+            self
+        }
+    };
+}
+pub(crate) use provider_setters;
+
 /// An error in the settings a builder was given, reported before any request is made.
 pub(crate) fn config_error(what: impl std::fmt::Display) -> ModelError {
     ModelError::Config(what.to_string())

@@ -27,7 +27,6 @@ use super::{
     ToolChoice, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
-use crate::endpoint::Secret;
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
@@ -76,56 +75,49 @@ pub struct OpenAiChatBuilder {
 }
 
 impl OpenAiChatBuilder {
-    /// The API key, sent as `Authorization: Bearer <key>` (a
-    /// [`bearer_token`](Self::bearer_token) given too replaces it). Optional: local servers
-    /// usually need none.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.http.api_key = Some(Secret(key.into()));
-        self
+    http::provider_setters! {
+        /// The API key, sent as `Authorization: Bearer <key>` (a
+        /// [`bearer_token`](Self::bearer_token) given too replaces it). Optional: local servers
+        /// usually need none.
+        api_key;
+
+        /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
+        /// arguments matching the schema. Many compatible servers ignore or reject it, so the
+        /// default is `false` ([`Dialect::OpenAi`]).
+        strict;
+
+        /// Whether tool calls the model writes as text are read as calls (default `true`).
+        ///
+        /// Small models behind llama.cpp, Ollama and other compatible servers often answer with
+        /// `{"name": "get_weather", "arguments": {"city": "Paris"}}` in the text instead of a
+        /// structured call, when their chat template gives the server no tool-call syntax to
+        /// recognise. With this on, a reply without structured calls whose text holds calls — a
+        /// bare or fenced JSON object (one or several, one per line), Hermes
+        /// `<tool_call>{..}</tool_call>`, or the JSON and XML forms of [`TextCallFormat`] — is a
+        /// reply with those calls, run through the same rules as any other (groups, hidden
+        /// parameters, approvals); a call of a tool that is not offered gets an error result the
+        /// model reads. Text with no call in it stays the answer. Each call read this way is
+        /// logged (`tracing`, info). Such a message is marked
+        /// [`Message::calls_in_text`] and sent back as the text it was, with its results as a
+        /// user message in plain words.
+        ///
+        /// When the server rejects the model's own output ([`ModelError::OutputRejected`], e.g.
+        /// two calls in a turn that its template does not allow), the request is not sent again
+        /// unchanged (at temperature 0 it would fail the same way): it is asked once more without
+        /// native tools, with the tools described in the system prompt as
+        /// [`TextToolCalls`](super::TextToolCalls) does, and the calls are read from the text.
+        ///
+        /// Turn it off for a model whose text answers may legitimately be JSON objects with
+        /// `name` and `arguments` keys.
+        ///
+        /// [`TextCallFormat`]: super::TextCallFormat
+        text_tool_calls;
     }
 
     http::connection_methods!(
         "The API root, before `/chat/completions` (default `https://api.openai.com/v1`)."
     );
     crate::endpoint::endpoint_methods!(http.endpoint);
-
-    /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
-    /// arguments matching the schema. Many compatible servers ignore or reject it, so the
-    /// default is `false` ([`Dialect::OpenAi`]).
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Whether tool calls the model writes as text are read as calls (default `true`).
-    ///
-    /// Small models behind llama.cpp, Ollama and other compatible servers often answer with
-    /// `{"name": "get_weather", "arguments": {"city": "Paris"}}` in the text instead of a
-    /// structured call, when their chat template gives the server no tool-call syntax to
-    /// recognise. With this on, a reply without structured calls whose text holds calls — a
-    /// bare or fenced JSON object (one or several, one per line), Hermes
-    /// `<tool_call>{..}</tool_call>`, or the JSON and XML forms of [`TextCallFormat`] — is a
-    /// reply with those calls, run through the same rules as any other (groups, hidden
-    /// parameters, approvals); a call of a tool that is not offered gets an error result the
-    /// model reads. Text with no call in it stays the answer. Each call read this way is
-    /// logged (`tracing`, info). Such a message is marked
-    /// [`Message::calls_in_text`] and sent back as the text it was, with its results as a
-    /// user message in plain words.
-    ///
-    /// When the server rejects the model's own output ([`ModelError::OutputRejected`], e.g.
-    /// two calls in a turn that its template does not allow), the request is not sent again
-    /// unchanged (at temperature 0 it would fail the same way): it is asked once more without
-    /// native tools, with the tools described in the system prompt as
-    /// [`TextToolCalls`](super::TextToolCalls) does, and the calls are read from the text.
-    ///
-    /// Turn it off for a model whose text answers may legitimately be JSON objects with
-    /// `name` and `arguments` keys.
-    ///
-    /// [`TextCallFormat`]: super::TextCallFormat
-    pub fn text_tool_calls(mut self, on: bool) -> Self {
-        self.text_calls = Some(on);
-        self
-    }
 
     /// The model. Fails on a missing model name or an invalid URL, key or header.
     pub fn build(self) -> Result<OpenAiChat, ModelError> {

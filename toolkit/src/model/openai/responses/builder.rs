@@ -1,7 +1,6 @@
 //! [`OpenAiResponsesBuilder`]: the settings of an [`OpenAiResponses`].
 
 use super::{OpenAiResponses, ResponsesToolSearch};
-use crate::endpoint::Secret;
 use crate::model::http::{self, Endpoint, HttpSettings};
 use crate::model::openai::DEFAULT_BASE_URL;
 use crate::model::{ModelError, ToolFeatures};
@@ -25,12 +24,35 @@ pub struct OpenAiResponsesBuilder {
 }
 
 impl OpenAiResponsesBuilder {
-    /// The API key, sent as `Authorization: Bearer <key>` (a
-    /// [`bearer_token`](Self::bearer_token) given too replaces it). Optional: local servers
-    /// usually need none.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.http.api_key = Some(Secret(key.into()));
-        self
+    http::provider_setters! {
+        /// The API key, sent as `Authorization: Bearer <key>` (a
+        /// [`bearer_token`](Self::bearer_token) given too replaces it). Optional: local servers
+        /// usually need none.
+        api_key;
+
+        /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
+        /// arguments matching the schema; a tool whose schema strict mode cannot express is sent
+        /// with `strict: false`. The default is `false` ([`Dialect::OpenAi`]), sent as such:
+        /// Responses reads a missing `strict` as "strict where the schema allows", so it is
+        /// always sent explicitly.
+        strict;
+
+        /// Whether tool calls the model writes as text are read as calls (default `true`), and
+        /// whether a request whose output the server could not read is asked again for text; the
+        /// same setting as [`OpenAiChatBuilder::text_tool_calls`](crate::model::openai::OpenAiChatBuilder::text_tool_calls),
+        /// for the compatible servers (llama.cpp, vLLM) that serve small models on this wire.
+        text_tool_calls;
+
+        /// Who runs the tool search sent with deferred tools ([`ChatRequest::deferred_tools`]):
+        /// OpenAI ([`ResponsesToolSearch::Hosted`], the default) or the caller
+        /// ([`ResponsesToolSearch::Client`]).
+        tool_search(ResponsesToolSearch);
+
+        /// What [`ChatModel::tool_features`] reports (default: every feature,
+        /// [`ToolFeatures::all`]); for a compatible server that has no tool search, no
+        /// `allowed_tools`/`additional_tools` or no programmatic tool calling, so that an agent
+        /// does without them.
+        tool_features;
     }
 
     http::connection_methods!(
@@ -38,48 +60,12 @@ impl OpenAiResponsesBuilder {
     );
     crate::endpoint::endpoint_methods!(http.endpoint);
 
-    /// Send tools with `strict: true` ([`Dialect::OpenAiStrict`]) so that OpenAI guarantees
-    /// arguments matching the schema; a tool whose schema strict mode cannot express is sent
-    /// with `strict: false`. The default is `false` ([`Dialect::OpenAi`]), sent as such:
-    /// Responses reads a missing `strict` as "strict where the schema allows", so it is
-    /// always sent explicitly.
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Whether tool calls the model writes as text are read as calls (default `true`), and
-    /// whether a request whose output the server could not read is asked again for text; the
-    /// same setting as [`OpenAiChatBuilder::text_tool_calls`](crate::model::openai::OpenAiChatBuilder::text_tool_calls),
-    /// for the compatible servers (llama.cpp, vLLM) that serve small models on this wire.
-    pub fn text_tool_calls(mut self, on: bool) -> Self {
-        self.text_calls = Some(on);
-        self
-    }
-
-    /// Who runs the tool search sent with deferred tools ([`ChatRequest::deferred_tools`]):
-    /// OpenAI ([`ResponsesToolSearch::Hosted`], the default) or the caller
-    /// ([`ResponsesToolSearch::Client`]).
-    pub fn tool_search(mut self, search: ResponsesToolSearch) -> Self {
-        self.tool_search = search;
-        self
-    }
-
     /// Whether to ask for reasoning items with their encrypted content
     /// (`include: ["reasoning.encrypted_content"]`, default `true`), which a reasoning model
     /// needs to keep its reasoning across the turns of a stateless conversation. Turn it off
     /// for a model or a compatible server that rejects the `include`.
     pub fn reasoning_items(mut self, on: bool) -> Self {
         self.reasoning_items = Some(on);
-        self
-    }
-
-    /// What [`ChatModel::tool_features`] reports (default: every feature,
-    /// [`ToolFeatures::all`]); for a compatible server that has no tool search, no
-    /// `allowed_tools`/`additional_tools` or no programmatic tool calling, so that an agent
-    /// does without them.
-    pub fn tool_features(mut self, features: ToolFeatures) -> Self {
-        self.features = Some(features);
         self
     }
 
