@@ -135,7 +135,8 @@
 //! | `cli` | the `agent-toolkit` binary (`a2a` + `mcp`) | no |
 //!
 //! `sqlite` and `postgres` together set one private `cfg(durable)`: the code names "a durable
-//! store is compiled in" once, not as a list of features.
+//! store is compiled in" once, not as a list of features. So do `openai`, `anthropic`, `a2a`
+//! and `mcp` with `cfg(http)`: "an HTTP client is built".
 
 #![deny(missing_docs)]
 
@@ -152,12 +153,8 @@ pub mod context;
 pub mod dialect;
 #[cfg(durable)]
 mod durable;
-#[cfg(any(
-    feature = "openai",
-    feature = "anthropic",
-    feature = "a2a",
-    feature = "mcp"
-))]
+// `http` is private (toolkit/build.rs): the docs name the features it stands for.
+#[cfg(http)]
 #[cfg_attr(
     docsrs,
     doc(cfg(any(
@@ -180,12 +177,7 @@ mod schema;
 pub mod search;
 pub mod storage;
 pub mod testing;
-#[cfg(any(
-    feature = "openai",
-    feature = "anthropic",
-    feature = "a2a",
-    feature = "mcp"
-))]
+#[cfg(http)]
 #[cfg_attr(
     docsrs,
     doc(cfg(any(

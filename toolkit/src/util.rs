@@ -38,13 +38,7 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
 
 /// An error with its causes, `a: b: c`, so "connection refused" is not hidden behind "error
 /// sending request".
-#[cfg(any(
-    feature = "a2a",
-    feature = "mcp",
-    feature = "openai",
-    feature = "anthropic",
-    durable
-))]
+#[cfg(any(http, durable))]
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -68,13 +62,7 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
 /// make by hand: a server certificate made the quick way, a CA certificate used as the
 /// server's own (`openssl req -x509` without extensions), which rustls refuses even when it is
 /// trusted.
-#[cfg(any(
-    feature = "a2a",
-    feature = "mcp",
-    feature = "openai",
-    feature = "anthropic",
-    durable
-))]
+#[cfg(any(http, durable))]
 pub(crate) fn tls_hint(message: &str) -> Option<&'static str> {
     message.contains("CaUsedAsEndEntity").then_some(
         "CaUsedAsEndEntity: the server's certificate is a CA certificate (basicConstraints \
