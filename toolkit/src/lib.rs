@@ -132,6 +132,7 @@
 //! | `mcp` | MCP server (stdio, streamable HTTP) and client (`rmcp`) | no |
 //! | `sqlite` | durable background jobs in one SQLite file | no |
 //! | `postgres` | durable background jobs and A2A tasks in Postgres | no |
+//! | `code` | code mode: the model's programs, calling the tools, run in an embedded QuickJS sandbox (`code::CodeMode`, `code::CodeTool`) | no |
 //! | `cli` | the `agent-toolkit` binary (`a2a` + `mcp`) | no |
 //!
 //! `sqlite` and `postgres` together set one private `cfg(durable)`: the code names "a durable
