@@ -136,6 +136,20 @@ impl Cause {
     pub fn contains(&self, text: &str) -> bool {
         self.0.message.contains(text)
     }
+
+    /// The original error, if there is one.
+    pub(crate) fn error(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.0.error.as_deref()
+    }
+
+    /// The original error, or for a cause known only by its message, the cause itself: what an
+    /// error type that hands out its cause's original returns as its source.
+    pub(crate) fn original(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        match self.error() {
+            Some(error) => error,
+            None => self,
+        }
+    }
 }
 
 impl fmt::Debug for Cause {
@@ -193,7 +207,7 @@ impl From<String> for Cause {
 pub struct ToolError {
     kind: ToolErrorKind,
     message: Cow<'static, str>,
-    source: Option<ErrorSource>,
+    source: Option<Cause>,
     retryable: bool,
 }
 
@@ -225,13 +239,13 @@ impl ToolError {
 
     /// Attach the operator-side cause (not shown to the model).
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        self.source = Some(Arc::new(source));
+        self.source = Some(Cause::new(source));
         self
     }
 
     /// Attach an operator-side detail given as text (not shown to the model).
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
-        self.source = Some(Arc::new(Detail(detail.into())));
+        self.source = Some(Cause::message(detail));
         self
     }
 
@@ -253,7 +267,7 @@ impl ToolError {
 
     /// The operator-side cause, if any. Never shown to the model.
     pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
-        self.source.as_deref()
+        self.source.as_ref().map(Cause::original)
     }
 
     /// Whether the engine may retry this failure.
@@ -288,18 +302,6 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
         ToolError::execution(error.to_string()).with_source(error)
     }
 }
-
-/// A plain operator-side detail, for errors that have text but no error type.
-#[derive(Debug)]
-struct Detail(String);
-
-impl fmt::Display for Detail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Detail {}
 
 /// Conversion of a tool's error type into a [`ToolError`].
 ///

@@ -2,24 +2,54 @@
 //! its cause; `StoredError`, a stored value of a version this build does not read, or
 //! malformed.
 
-use std::ops::RangeInclusive;
 #[cfg(durable)]
-use std::sync::Arc;
+use std::fmt;
+use std::ops::RangeInclusive;
+
+#[cfg(durable)]
+use crate::error::Cause;
 
 /// A database (of a durable [`JobQueue`](crate::background::JobQueue) or an A2A
 /// `SqlTaskStore`) failed: it could not be reached, refused a statement, or timed out. The
 /// cause is kept as the error's [`source`](std::error::Error::source) (a `sqlx` error), and
 /// its text, with the causes below it, is in the message.
 #[cfg(durable)]
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("the database {database} failed: {message}")]
+#[derive(Clone)]
 pub struct DatabaseError {
     database: String,
-    message: String,
-    #[source]
-    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    /// Shown as the error's text with the causes below it; its original (if any) is the
+    /// error's source.
+    cause: Cause,
     /// Set on errors made here that are worth retrying (a database known to be down).
     retry: bool,
+}
+
+#[cfg(durable)]
+impl fmt::Display for DatabaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the database {} failed: {}", self.database, self.cause)
+    }
+}
+
+#[cfg(durable)]
+impl fmt::Debug for DatabaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseError")
+            .field("database", &self.database)
+            .field("message", &self.cause.to_string())
+            .field("source", &self.cause.error())
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+#[cfg(durable)]
+impl std::error::Error for DatabaseError {
+    /// The original error (a `sqlx` error, say), not the [`Cause`] holding it.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let error: &(dyn std::error::Error + 'static) = self.cause.error()?;
+        Some(error)
+    }
 }
 
 #[cfg(durable)]
@@ -30,8 +60,7 @@ impl DatabaseError {
     ) -> DatabaseError {
         DatabaseError {
             database: database.to_owned(),
-            message: crate::util::error_chain(&error),
-            source: Some(Arc::new(error)),
+            cause: Cause::explained(crate::util::error_chain(&error), error),
             retry: false,
         }
     }
@@ -40,8 +69,7 @@ impl DatabaseError {
     pub(crate) fn message(database: &str, message: impl Into<String>) -> DatabaseError {
         DatabaseError {
             database: database.to_owned(),
-            message: message.into(),
-            source: None,
+            cause: Cause::message(message),
             retry: false,
         }
     }
@@ -54,11 +82,7 @@ impl DatabaseError {
 
     /// Whether the database could not be reached at all (as opposed to refusing a statement).
     pub(crate) fn is_unreachable(&self) -> bool {
-        match self
-            .source
-            .as_deref()
-            .and_then(|s| s.downcast_ref::<sqlx::Error>())
-        {
+        match self.cause.downcast_ref::<sqlx::Error>() {
             Some(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) => true,
             Some(sqlx::Error::Database(e)) => {
                 let code = e.code().unwrap_or_default();
@@ -79,10 +103,10 @@ impl DatabaseError {
         if self.retry {
             return true;
         }
-        let Some(source) = &self.source else {
+        if self.cause.error().is_none() {
             return false;
-        };
-        match source.downcast_ref::<sqlx::Error>() {
+        }
+        match self.cause.downcast_ref::<sqlx::Error>() {
             Some(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) => true,
             Some(sqlx::Error::Database(e)) => {
                 // SQLite's busy and locked codes; Postgres's connection and shutdown classes.
@@ -92,8 +116,7 @@ impl DatabaseError {
                     || code.starts_with("57P")
             }
             _ => {
-                self.message.contains("Connection refused")
-                    || self.message.contains("connection reset")
+                self.cause.contains("Connection refused") || self.cause.contains("connection reset")
             }
         }
     }
