@@ -10,7 +10,7 @@ use apalis::prelude::{
 use tokio_util::sync::CancellationToken;
 
 use super::job_queue::JobQueue;
-use super::ledger::{self, Finished, Payload, WorkerLedger};
+use super::ledger::{self, Finished, Payload, State, WorkerLedger};
 use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
@@ -332,7 +332,7 @@ impl Runner {
                 self.worker
             )));
         };
-        if row.state == "finished" || row.state == "failed" {
+        if matches!(row.state(), Some(State::Finished | State::Failed)) {
             // Delivered again after its result was stored: it already ran.
             return Ok(());
         }
@@ -348,7 +348,7 @@ impl Runner {
         if !repeatable {
             let mine_unstarted = row.started_by.as_deref() == Some(self.worker.as_str())
                 && crate::util::lock(&self.unstarted).contains(&id);
-            if row.state == "running" && !mine_unstarted {
+            if row.state() == Some(State::Running) && !mine_unstarted {
                 let by = row.started_by.as_deref().unwrap_or("a worker");
                 let error = ToolError::new(
                     ToolErrorKind::OutcomeUnknown,
@@ -368,7 +368,7 @@ impl Runner {
                 self.store(id, Some(task), &result).await;
                 return Ok(());
             }
-            if row.state == "pending" {
+            if row.state() == Some(State::Pending) {
                 // Until the tool is entered, this worker knows it has not run.
                 crate::util::lock(&self.unstarted).insert(id);
                 match ledger::begin(&self.queue, id, &self.worker).await {

@@ -15,17 +15,13 @@ use crate::tool::{Content, ToolOutput, ToolResult};
 impl Row {
     pub(super) fn record(self) -> Result<JobRecord, JobError> {
         let id = JobId(self.id as u64);
-        let status = match self.state.as_str() {
-            "pending" | "running" => JobStatus::Pending,
-            "finished" => JobStatus::Finished,
-            "failed" => JobStatus::Failed,
-            other => {
-                return Err(JobError::Corrupt {
-                    job: id.0,
-                    message: format!("unknown state `{other}`"),
-                });
-            }
+        let Some(state) = self.state() else {
+            return Err(JobError::Corrupt {
+                job: id.0,
+                message: format!("unknown state `{}`", self.state),
+            });
         };
+        let status = state.status();
         let result = match &self.result {
             Some(text) if status != JobStatus::Pending => Some(decode_result(&self, text)?),
             _ => None,

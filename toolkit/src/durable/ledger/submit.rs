@@ -203,9 +203,9 @@ impl Durable {
 
     async fn with_status(&self, status: JobStatus) -> Result<Vec<JobRecord>, JobError> {
         let filter = match status {
-            JobStatus::Pending => "state IN ('pending', 'running')",
-            JobStatus::Finished => "state = 'finished'",
-            JobStatus::Failed => "state = 'failed'",
+            JobStatus::Pending => concat!("state IN ", state!(unfinished)),
+            JobStatus::Finished => concat!("state = '", state!(finished), "'"),
+            JobStatus::Failed => concat!("state = '", state!(failed), "'"),
         };
         self.rows(filter, None).await
     }
@@ -252,10 +252,11 @@ impl Durable {
         let text = format!(
             "UPDATE agent_toolkit_jobs SET {by} = $2, {at} = $3 \
              WHERE id IN (SELECT id FROM agent_toolkit_jobs \
-               WHERE queue = $1 AND {done} = FALSE AND state IN ('finished', 'failed') \
+               WHERE queue = $1 AND {done} = FALSE AND state IN {ended} \
                AND ({by} IS NULL OR {by} = $2 OR {at} < $4) AND id > $5 \
                ORDER BY id LIMIT {CLAIM_BATCH}) \
-             RETURNING {COLUMNS}"
+             RETURNING {COLUMNS}",
+            ended = state!(ended),
         );
         let (name, now) = (&self.queue.settings.name, now_ms());
         let rows = on_pool!(self.queue.db, |pool, sql| sqlx::query_as::<_, Row>(sql(
@@ -348,8 +349,11 @@ impl Durable {
 
     /// Delete finished records older than the retention.
     async fn purge(&self) -> Result<u64, JobError> {
-        const TEXT: &str = "DELETE FROM agent_toolkit_jobs \
-            WHERE queue = $1 AND state IN ('finished', 'failed') AND finished_ms < $2";
+        const TEXT: &str = concat!(
+            "DELETE FROM agent_toolkit_jobs WHERE queue = $1 AND state IN ",
+            state!(ended),
+            " AND finished_ms < $2"
+        );
         let cutoff = now_ms() - self.queue.settings.retention.as_millis() as i64;
         let name = &self.queue.settings.name;
         let done = on_pool!(self.queue.db, |pool, sql| sqlx::query(sql(TEXT))
@@ -464,9 +468,13 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Databa
     let ids: Vec<i64> = match &queue.db.pool {
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
-            const INSERT: &str = "INSERT INTO agent_toolkit_jobs \
+            const INSERT: &str = concat!(
+                "INSERT INTO agent_toolkit_jobs \
                 (queue, call_id, tool, arguments, state, submitted_ms) \
-                VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id";
+                VALUES ($1, $2, $3, $4, '",
+                state!(pending),
+                "', $5) RETURNING id"
+            );
             let mut tx = pool.begin().await.map_err(fail)?;
             let mut ids = Vec::with_capacity(calls.len());
             for call in calls {
@@ -495,16 +503,20 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Databa
         Pool::Postgres(pool) => {
             // Ids are drawn first and paired with the calls by position: the order of an
             // INSERT's RETURNING rows is not promised.
-            const INSERT: &str = "WITH calls AS (SELECT * FROM \
+            const INSERT: &str = concat!(
+                "WITH calls AS (SELECT * FROM \
                   UNNEST($2::text[], $3::text[], $4::text[]) WITH ORDINALITY \
                   AS c(call_id, tool, arguments, n)), \
                 ids AS MATERIALIZED (SELECT n, \
                   nextval(pg_get_serial_sequence('agent_toolkit_jobs', 'id')) AS id FROM calls), \
                 stored AS (INSERT INTO agent_toolkit_jobs \
                   (id, queue, call_id, tool, arguments, state, submitted_ms) \
-                  SELECT ids.id, $1, calls.call_id, calls.tool, calls.arguments, 'pending', $5 \
+                  SELECT ids.id, $1, calls.call_id, calls.tool, calls.arguments, '",
+                state!(pending),
+                "', $5 \
                   FROM calls JOIN ids USING (n)) \
-                SELECT id FROM ids ORDER BY n";
+                SELECT id FROM ids ORDER BY n"
+            );
             let call_ids: Vec<&str> = calls.iter().map(|c| &*c.id).collect();
             let tools: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
             let arguments: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();

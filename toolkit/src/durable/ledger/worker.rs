@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::codec::encode_result;
-use super::{COLUMNS, GATHER_MOST, Row};
+use super::{COLUMNS, GATHER_MOST, Row, State};
 use crate::durable::gather::Gather;
 use crate::durable::job_queue::JobQueue;
 use crate::jobs::JobError;
@@ -28,21 +28,16 @@ pub(in crate::durable) struct WorkerLedger {
 pub(in crate::durable) struct Finished {
     id: u64,
     task: Option<String>,
-    state: &'static str,
+    state: State,
     stored: String,
 }
 
 impl Finished {
     pub(in crate::durable) fn new(id: u64, task: Option<&str>, result: &ToolResult) -> Finished {
-        let state = if result.is_error() {
-            "failed"
-        } else {
-            "finished"
-        };
         Finished {
             id,
             task: task.map(str::to_owned),
-            state,
+            state: State::ended_by(result),
             stored: encode_result(result),
         }
     }
@@ -159,8 +154,11 @@ async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<boo
     let stored: Result<HashSet<i64>, sqlx::Error> = match &queue.db.pool {
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
-            const TEXT: &str = "UPDATE agent_toolkit_jobs SET state = ?2, result = ?3, \
-                finished_ms = ?4 WHERE id = ?1 AND state IN ('pending', 'running')";
+            const TEXT: &str = concat!(
+                "UPDATE agent_toolkit_jobs SET state = ?2, result = ?3, finished_ms = ?4 \
+                 WHERE id = ?1 AND state IN ",
+                state!(unfinished)
+            );
             // apalis's table (apalis-sqlite 1).
             const DELETE: &str = "DELETE FROM Jobs WHERE id = ?1";
             async {
@@ -169,7 +167,7 @@ async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<boo
                 for (f, _) in finished.iter().zip(&first).filter(|(_, first)| **first) {
                     let done = sqlx::query(TEXT)
                         .bind(f.id as i64)
-                        .bind(f.state)
+                        .bind(f.state.as_str())
                         .bind(&f.stored)
                         .bind(now)
                         .execute(&mut *tx)
@@ -189,16 +187,20 @@ async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<boo
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
             // apalis's table (apalis-postgres 1).
-            const TEXT: &str = "WITH stored AS (UPDATE agent_toolkit_jobs AS j \
+            const TEXT: &str = concat!(
+                "WITH stored AS (UPDATE agent_toolkit_jobs AS j \
                   SET state = f.state, result = f.result, finished_ms = $4 \
                   FROM UNNEST($1::bigint[], $2::text[], $3::text[]) AS f(id, state, result) \
-                  WHERE j.id = f.id AND j.state IN ('pending', 'running') RETURNING j.id), \
+                  WHERE j.id = f.id AND j.state IN ",
+                state!(unfinished),
+                " RETURNING j.id), \
                 done AS (DELETE FROM apalis.jobs WHERE id = ANY($5::text[])) \
-                SELECT id FROM stored";
+                SELECT id FROM stored"
+            );
             let (mut ids, mut states, mut results) = (Vec::new(), Vec::new(), Vec::new());
             for (f, _) in finished.iter().zip(&first).filter(|(_, first)| **first) {
                 ids.push(f.id as i64);
-                states.push(f.state);
+                states.push(f.state.as_str());
                 results.push(f.stored.as_str());
             }
             let tasks: Vec<&str> = finished.iter().filter_map(|f| f.task.as_deref()).collect();
