@@ -367,10 +367,10 @@ impl ReActAgentBuilder {
     /// Code mode (feature `code`): the model writes JavaScript programs that call the tools,
     /// instead of calling them one model turn at a time. Where the model's provider runs
     /// programs itself ([`ToolFeatures::hosted_code`](crate::model::ToolFeatures), with
-    /// [`CodeExecution::Auto`](crate::code::CodeExecution::Auto)), the request asks for that,
+    /// [`CodeExecution::Auto`]), the request asks for that,
     /// and the program's calls of the tools arrive as ordinary calls, answered with the same
-    /// rules. Elsewhere (or with [`CodeExecution::Local`](crate::code::CodeExecution::Local)) the
-    /// model is shown one tool, [`CODE_TOOL`](crate::code::CODE_TOOL), whose description declares
+    /// rules. Elsewhere (or with [`CodeExecution::Local`]) the
+    /// model is shown one tool, `run_code` (the program tool of the agent's view), whose description declares
     /// the tools as TypeScript signatures, and its programs run here in the sandbox through the
     /// turn's toolkit view: approvals (asked, or pausing the run — the program replays to the
     /// waiting call on [`resume`](ReActAgent::resume)), timeouts, retries and progress as for a
@@ -382,7 +382,7 @@ impl ReActAgentBuilder {
 
     /// Build the agent. Fails if a managed group does not exist, or if
     /// [`ToolSearch::Native`] was asked of a model without a search of its own, or
-    /// [`CodeExecution::Hosted`](crate::code::CodeExecution::Hosted) of a model without code
+    /// [`CodeExecution::Hosted`] of a model without code
     /// execution of its own.
     pub fn build(self) -> Result<ReActAgent, crate::error::ConfigError> {
         let toolkit = match self.toolkit {

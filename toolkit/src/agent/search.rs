@@ -19,9 +19,10 @@ pub enum ToolSearch {
     /// ([`ToolFeatures::native_search`](crate::model::ToolFeatures::native_search)), the `search_tools` meta tool elsewhere.
     #[default]
     Auto,
-    /// Always the `search_tools` meta tool, answered here from
-    /// [`Toolkit::search_tools`]: works with every provider and with tool calls written as
-    /// text.
+    /// Always the `search_tools` meta tool ([`SearchTools`](crate::toolkit::SearchTools), a
+    /// tool of the agent's view, answered from
+    /// [`Toolkit::search_tools`](crate::Toolkit::search_tools)): works with every provider and
+    /// with tool calls written as text.
     Local,
     /// Always the provider's own search (building the agent fails for a model without one).
     Native,

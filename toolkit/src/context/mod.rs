@@ -9,7 +9,7 @@
 //!
 //! Parameters marked `#[ctx]` are filled through [`FromToolContext`], a small trait anyone can
 //! implement, the way axum's `FromRequestParts` works; [`Ctx<T>`], [`ToolEmitter`],
-//! [`CallInfo`], [`AgentInfo`](crate::AgentInfo) and [`CancellationToken`] are ordinary
+//! [`CallInfo`], [`AgentInfo`] and [`CancellationToken`] are ordinary
 //! implementations of it.
 
 mod agent_info;
