@@ -272,12 +272,7 @@ impl CodeMode {
             }
         }
         description.push_str("};\n");
-        let deferred: Vec<String> = toolkit
-            .groups()
-            .iter()
-            .filter(|g| g.deferred)
-            .map(|g| format!("{} ({})", g.name, g.description))
-            .collect();
+        let deferred = crate::toolkit::deferred_catalog(toolkit);
         if snapshot.deferred().len() > 0 {
             description.push_str(&format!(
                 "declare function search_tools(query: string, limit?: number): Promise<{{ name: string; description: string; signature: string }}[]>;\n\
@@ -285,22 +280,11 @@ impl CodeMode {
                 if deferred.is_empty() {
                     String::new()
                 } else {
-                    format!(", in: {}", deferred.join("; "))
+                    format!(", in: {deferred}")
                 }
             ));
         }
-        ToolDefinition::new(
-            CODE_TOOL,
-            description,
-            json!({
-                "type": "object",
-                "properties": {
-                    "code": {"type": "string", "description": "The JavaScript program (an async function body)."}
-                },
-                "required": ["code"],
-                "additionalProperties": false
-            }),
-        )
+        ToolDefinition::new(CODE_TOOL, description, tool::parameters())
     }
 
     /// Run `code` as program `id` through `toolkit`, with `ctx` as every call's context; the

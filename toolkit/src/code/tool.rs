@@ -123,7 +123,7 @@ impl CodeTool {
 }
 
 /// The arguments of `run_code`, as [`CodeMode::definition`] declares them.
-fn parameters() -> Value {
+pub(super) fn parameters() -> Value {
     json!({
         "type": "object",
         "properties": {

@@ -83,15 +83,9 @@ impl SearchTools {
     /// The search over `toolkit`'s deferred groups (named in its description), listing
     /// [`DEFAULT_SEARCH_LIMIT`] tools when the model does not say.
     pub fn new(toolkit: &Toolkit) -> Self {
-        let catalog: Vec<String> = toolkit
-            .groups()
-            .iter()
-            .filter(|g| g.deferred)
-            .map(|g| format!("{} ({})", g.name, g.description))
-            .collect();
         SearchTools {
             limit: DEFAULT_SEARCH_LIMIT,
-            catalog: catalog.join("; "),
+            catalog: deferred_catalog(toolkit),
             hidden: false,
         }
     }
@@ -136,6 +130,18 @@ impl AgentTool for SearchTools {
             Ok(search_answer(&view, &query, limit.unwrap_or(default)))
         })
     }
+}
+
+/// What the deferred groups of `toolkit` cover, in a line: "name (description); …" (empty
+/// without deferred groups).
+pub(crate) fn deferred_catalog(toolkit: &Toolkit) -> String {
+    let groups: Vec<String> = toolkit
+        .groups()
+        .iter()
+        .filter(|g| g.deferred)
+        .map(|g| format!("{} ({})", g.name, g.description))
+        .collect();
+    groups.join("; ")
 }
 
 /// Offered while the view has deferred tools to find (callable but not shown when
