@@ -243,7 +243,6 @@ mod util;
 #[doc(inline)]
 pub use agent_toolkit_macros::tool;
 
-pub use agent::AgentInfo;
 pub use agent::{AgentEvent, ReActAgent};
 /// Turn every `#[tool]` method of an `impl` block into a tool sharing `&self`.
 ///
@@ -273,7 +272,9 @@ pub use agent::{AgentEvent, ReActAgent};
 /// ```
 #[doc(inline)]
 pub use agent_toolkit_macros::tools;
-pub use context::{CallInfo, CancellationToken, Ctx, FromToolContext, ToolContext, ToolEmitter};
+pub use context::{
+    AgentInfo, CallInfo, CancellationToken, Ctx, FromToolContext, ToolContext, ToolEmitter,
+};
 pub use dialect::Dialect;
 pub use error::{BuildError, Cause, ToolError};
 pub use exec::RetryPolicy;

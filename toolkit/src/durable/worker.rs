@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::job_queue::JobQueue;
 use super::ledger::{self, Finished, Payload, State, WorkerLedger};
-use crate::Toolkit;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::jobs::JobError;
@@ -19,6 +18,7 @@ use crate::storage::Pool;
 use crate::storage::stored;
 use crate::tool::ToolResult;
 use crate::tool::result::{Job, JobId};
+use crate::toolkit::Toolkit;
 
 /// Runs the background jobs of a [`JobQueue`] with a toolkit: in the submitting process, or in
 /// processes of their own on other machines (any number of workers may serve one queue).

@@ -175,7 +175,7 @@ impl std::fmt::Debug for BackgroundJobs {
 
 /// What [`JobBackend::submit`] hands back: the job's id, or the model-visible reason it
 /// was refused.
-pub(crate) type Submitted = Result<JobId, crate::ToolError>;
+pub(crate) type Submitted = Result<JobId, crate::error::ToolError>;
 
 impl BackgroundJobs {
     pub(crate) fn new(

@@ -80,4 +80,4 @@ pub use server::{McpServer, McpSession};
 pub use target::{McpClientOptions, McpEra, McpTarget};
 
 #[cfg(doc)]
-use crate::Toolkit;
+use crate::toolkit::Toolkit;

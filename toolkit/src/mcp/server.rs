@@ -414,7 +414,7 @@ impl ServerHandler for McpServer {
 
 /// A tool that needs the [`McpSession`] failed in a stateless request, which has none: say so
 /// to the client in place of the general "not configured correctly", and how to get one.
-fn explain_missing_session(result: &mut crate::ToolResult) {
+fn explain_missing_session(result: &mut crate::tool::ToolResult) {
     let Err(error) = &result.outcome else {
         return;
     };
@@ -447,11 +447,11 @@ struct Reporter<'a> {
 }
 
 impl Reporter<'_> {
-    async fn run<F: Future<Output = crate::ToolResult>>(
+    async fn run<F: Future<Output = crate::tool::ToolResult>>(
         mut self,
         call: F,
         mut progress: tokio::sync::mpsc::Receiver<ToolProgress>,
-    ) -> crate::ToolResult {
+    ) -> crate::tool::ToolResult {
         let result = {
             let mut call = std::pin::pin!(call);
             loop {

@@ -7,7 +7,7 @@ use super::data::{
     CallFormat, InvalidToolsPart, TOOL_CALLS, data_part, entries, integral_floats_to_ints,
     part_type, string_field,
 };
-use crate::ToolCall;
+use crate::tool::ToolCall;
 use crate::util::json_kind;
 
 /// The data part asking the client to run `calls` in the OpenAI wire shape (arguments as JSON

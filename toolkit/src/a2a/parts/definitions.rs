@@ -8,7 +8,7 @@ use super::data::{
     CallFormat, InvalidToolsPart, TOOL_DEFINITIONS, data_part, entries, integral_floats_to_ints,
     part_type, parts_of_kind, string_field,
 };
-use crate::ToolDefinition;
+use crate::tool::ToolDefinition;
 use crate::util::json_kind;
 
 /// The data part that offers `tools` to an agent, in the OpenAI function format:

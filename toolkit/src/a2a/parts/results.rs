@@ -12,7 +12,7 @@ use super::data::{
     InvalidToolsPart, TOOL_RESULTS, data_part, entries, parts_of_kind, string_field,
 };
 use crate::util::json_kind;
-use crate::{ToolResult, model};
+use crate::{model, tool::ToolResult};
 
 /// One tool result as it travels back to the agent. Made from a [`ToolResult`] (`From`), or
 /// with [`ok`](Self::ok) and [`error`](Self::error).

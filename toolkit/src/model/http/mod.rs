@@ -108,7 +108,7 @@ macro_rules! connection_methods {
         /// the error is returned at once
         /// ([`ModelError::RateLimited`](crate::model::ModelError::RateLimited) carries the
         /// wait). [`RetryPolicy::none`](crate::RetryPolicy::none) turns retries off.
-        pub fn retry(mut self, policy: crate::RetryPolicy) -> Self {
+        pub fn retry(mut self, policy: crate::exec::RetryPolicy) -> Self {
             self.http.retry = policy;
             self
         }

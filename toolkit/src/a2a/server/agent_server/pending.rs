@@ -10,8 +10,8 @@
 
 use std::collections::HashSet;
 
-use crate::ToolCall;
 use crate::a2a::parts::ToolResultEntry;
+use crate::tool::ToolCall;
 
 /// Matches `incoming` to the calls of `pending` that `received` has not answered. Each
 /// returned entry carries the id and name of the call it answers.

@@ -11,8 +11,8 @@
 use a2a::{A2AError, Message, Part, Role, StreamResponse, Task, TaskState, TaskStatus};
 
 use super::super::emit::{self, Events};
-use crate::ToolCall;
 use crate::a2a::parts::{CallFormat, tool_calls_part_as};
+use crate::tool::ToolCall;
 
 /// Whether [`A2aAgentServer`](super::A2aAgentServer) answers a message with a Task or with a Message.
 ///
