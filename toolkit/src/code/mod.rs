@@ -272,7 +272,7 @@ impl CodeMode {
             }
         }
         description.push_str("};\n");
-        let deferred = crate::toolkit::deferred_catalog(toolkit);
+        let deferred = toolkit.deferred_catalog();
         if snapshot.deferred().len() > 0 {
             description.push_str(&format!(
                 "declare function search_tools(query: string, limit?: number): Promise<{{ name: string; description: string; signature: string }}[]>;\n\

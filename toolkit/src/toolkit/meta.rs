@@ -85,7 +85,7 @@ impl SearchTools {
     pub fn new(toolkit: &Toolkit) -> Self {
         SearchTools {
             limit: DEFAULT_SEARCH_LIMIT,
-            catalog: deferred_catalog(toolkit),
+            catalog: toolkit.deferred_catalog(),
             hidden: false,
         }
     }
@@ -132,16 +132,18 @@ impl AgentTool for SearchTools {
     }
 }
 
-/// What the deferred groups of `toolkit` cover, in a line: "name (description); …" (empty
-/// without deferred groups).
-pub(crate) fn deferred_catalog(toolkit: &Toolkit) -> String {
-    let groups: Vec<String> = toolkit
-        .groups()
-        .iter()
-        .filter(|g| g.deferred)
-        .map(|g| format!("{} ({})", g.name, g.description))
-        .collect();
-    groups.join("; ")
+impl Toolkit {
+    /// What the deferred groups cover, in a line: "name (description); …" (empty without
+    /// deferred groups): how the search and the program tool name what is left to find.
+    pub(crate) fn deferred_catalog(&self) -> String {
+        let groups: Vec<String> = self
+            .groups()
+            .iter()
+            .filter(|g| g.deferred)
+            .map(|g| format!("{} ({})", g.name, g.description))
+            .collect();
+        groups.join("; ")
+    }
 }
 
 /// Offered while the view has deferred tools to find (callable but not shown when

@@ -26,7 +26,6 @@ pub use builder::{
 use compile::{Entry, ExecBase, Origin};
 use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
-pub(crate) use meta::deferred_catalog;
 pub use meta::{
     EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, Offer, Offered, SearchTools, ViewTool,
     search_answer,
