@@ -868,6 +868,10 @@ impl Toolkit {
 /// through an agent get the agent's view; a durable background job run by a worker gets the
 /// worker's toolkit.
 impl crate::context::FromToolContext for Toolkit {
+    fn context_reads() -> crate::context::ContextReads {
+        crate::context::ContextReads::of::<Toolkit>()
+    }
+
     fn from_tool_context(ctx: &ToolContext) -> Result<Self, crate::context::ContextRejection> {
         ctx.caller()
             .and_then(|caller| Arc::clone(caller).downcast::<Handle>().ok())
