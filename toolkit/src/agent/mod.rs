@@ -439,7 +439,9 @@ impl ReActAgentBuilder {
         if native || local_programs {
             search = search.hidden();
         }
-        meta.push(Arc::new(search));
+        if toolkit.may_defer() {
+            meta.push(Arc::new(search));
+        }
         let toolkit = toolkit.view_with_tools(meta)?;
         // The agent's approver (else the toolkit's) approves the calls it makes in `run`.
         let (toolkit, pause_at_approvals) = match self.approvals {

@@ -133,6 +133,15 @@ impl AgentTool for SearchTools {
 }
 
 impl Toolkit {
+    /// Whether a search could ever find something here: a deferred group, a tool registered
+    /// `defer_loading`, or a dynamic set (whose tools may be deferred). An agent adds no search
+    /// to a view where none could.
+    pub(crate) fn may_defer(&self) -> bool {
+        self.groups().iter().any(|g| g.deferred)
+            || self.0.inner.entries.iter().any(|e| e.options.defer_loading)
+            || !self.0.inner.dynamic.is_empty()
+    }
+
     /// What the deferred groups cover, in a line: "name (description); …" (empty without
     /// deferred groups): how the search and the program tool name what is left to find.
     pub(crate) fn deferred_catalog(&self) -> String {

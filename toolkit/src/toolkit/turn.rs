@@ -259,6 +259,10 @@ impl Turn<'_> {
     /// Why `call` may not be made this turn, if it may not.
     fn refusal(&self, call: &ToolCall) -> Option<ToolError> {
         let offered = self.offered.as_ref()?;
+        if offered.contains(&call.name) {
+            return None;
+        }
+        // A wire name of a dialect: the registered name behind it.
         let name = self.toolkit.canonical_name(&call.name);
         if offered.contains(&name) {
             return None;
@@ -307,6 +311,9 @@ impl Turn<'_> {
     }
 
     fn check_call(&self, call: &ToolCall) -> GuardrailDecision {
+        if self.toolkit.0.inner.guardrails.is_empty() {
+            return GuardrailDecision::Allow;
+        }
         self.guardrails(&call.name)
             .map(|g| g.check_call(call))
             .find(|d| *d != GuardrailDecision::Allow)
@@ -314,6 +321,9 @@ impl Turn<'_> {
     }
 
     fn check_result(&self, result: &ToolResult) -> GuardrailDecision {
+        if self.toolkit.0.inner.guardrails.is_empty() {
+            return GuardrailDecision::Allow;
+        }
         self.guardrails(&result.name)
             .map(|g| g.check_result(result))
             .find(|d| *d != GuardrailDecision::Allow)
