@@ -7,6 +7,8 @@
 
 mod approval;
 mod background;
+#[path = "../support/bank.rs"]
+mod bank;
 mod external;
 mod failed;
 mod groups;

@@ -9,65 +9,9 @@ use agent_toolkit::agent::AgentError;
 use agent_toolkit::code::{CODE_TOOL, CodeExecution, CodeMode};
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
-use agent_toolkit::toolkit::{Guardrail, GuardrailDecision, RepairRequest};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// An account's balance.
-#[tool]
-fn get_balance(account: u32) -> String {
-    if account == 13 {
-        format!("balance of {account}: 100 (SECRET note)")
-    } else {
-        format!("balance of {account}: 100")
-    }
-}
-
-/// Move money out of an account.
-#[tool]
-fn transfer(account: u32, amount: u32) -> String {
-    format!("moved {amount} from {account}")
-}
-
-/// Read a file under the root the developer set.
-#[tool]
-fn read_file(path: String, #[preset] root: String) -> String {
-    format!("{root}/{path}")
-}
-
-/// Numbers written as strings become numbers; a `read_file` call gets a hidden `root` (which
-/// the toolkit refuses, repaired or not).
-async fn repair(request: RepairRequest) -> Option<ToolCall> {
-    let call = request.call;
-    let mut args: Value = serde_json::from_str(&call.arguments).ok()?;
-    if call.name == "read_file" {
-        args["root"] = json!("/");
-        return Some(ToolCall::new(call.id, call.name, args.to_string()));
-    }
-    if let Some(Value::String(s)) = args.get("account").cloned() {
-        args["account"] = json!(s.parse::<u32>().ok()?);
-    }
-    Some(ToolCall::new(call.id, call.name, args.to_string()))
-}
-
-struct Policy;
-
-impl Guardrail for Policy {
-    fn check_call(&self, call: &ToolCall) -> GuardrailDecision {
-        let args: Value = serde_json::from_str(&call.arguments).unwrap_or_default();
-        match args.get("amount").and_then(Value::as_u64) {
-            Some(amount) if amount > 1000 => GuardrailDecision::Stop("too much".into()),
-            _ => GuardrailDecision::Allow,
-        }
-    }
-
-    fn check_result(&self, result: &ToolResult) -> GuardrailDecision {
-        if result.model_text().contains("SECRET") {
-            GuardrailDecision::Replace("[redacted]".into())
-        } else {
-            GuardrailDecision::Allow
-        }
-    }
-}
+use super::bank::{GetBalance, Policy, ReadFile, Transfer, repair};
 
 fn toolkit() -> Toolkit {
     Toolkit::builder()
@@ -112,7 +56,7 @@ async fn a_guardrail_stop_ends_the_program_and_the_agents_run() {
         .await;
     assert!(result.is_error(), "{}", result.model_text());
     assert!(
-        result.model_text().contains("too much"),
+        result.model_text().contains("needs a human"),
         "{}",
         result.model_text()
     );
@@ -129,7 +73,7 @@ async fn a_guardrail_stop_ends_the_program_and_the_agents_run() {
     match agent.run("move 5000").await {
         Err(AgentError::Guardrail(stop)) => {
             assert_eq!(stop.tool, "transfer");
-            assert_eq!(stop.reason, "too much");
+            assert_eq!(stop.reason, "a transfer of 5000 needs a human");
         }
         other => panic!("expected a guardrail stop, got {other:?}"),
     }

@@ -5,6 +5,8 @@
 //! job queue worker) was killed with SIGKILL.
 
 mod agent;
+#[path = "../support/bank.rs"]
+mod bank;
 mod fixtures;
 mod hooks;
 mod journal;
