@@ -407,24 +407,24 @@ impl Turn<'_> {
             }
         }
         let (positions, batch): (Vec<usize>, Vec<ToolCall>) = to_run.into_iter().unzip();
-        let calls_made: Vec<ToolCall> = batch.clone();
+        // The calls as made, kept only for a repair hook to see those the toolkit refuses.
+        let mendable = self.toolkit.0.inner.repair.is_some() && stop.is_none();
+        let mut calls_made = if mendable { batch.clone() } else { Vec::new() }.into_iter();
         let results = self.toolkit.call_all(batch, ctx).await;
-        for ((at, call), result) in positions.into_iter().zip(calls_made).zip(results) {
-            match result.error().map(ToolError::kind) {
+        for (at, result) in positions.into_iter().zip(results) {
+            let call = calls_made.next();
+            let refused_here = matches!(
+                result.error().map(ToolError::kind),
                 Some(
                     ToolErrorKind::UnknownTool
-                    | ToolErrorKind::Unavailable
-                    | ToolErrorKind::InvalidArguments,
-                ) => {
-                    let error = result
-                        .error()
-                        .cloned()
-                        .unwrap_or_else(|| ToolError::new(ToolErrorKind::Execution, "refused"));
-                    refused.push((at, call, error));
-                    answers[at] = Some(CallAnswer::Result(result));
-                }
-                _ => answers[at] = Some(CallAnswer::Result(result)),
+                        | ToolErrorKind::Unavailable
+                        | ToolErrorKind::InvalidArguments
+                )
+            );
+            if let (true, Some(call), Some(error)) = (refused_here, call, result.error()) {
+                refused.push((at, call, error.clone()));
             }
+            answers[at] = Some(CallAnswer::Result(result));
         }
         self.repair(refused, &mut answers, ctx, stop.is_some())
             .await;
