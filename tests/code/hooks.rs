@@ -13,6 +13,19 @@ use serde_json::json;
 
 use super::bank::{GetBalance, Policy, ReadFile, Transfer, repair};
 
+/// An agent running programs here, whose model writes `program` and then answers "done".
+fn local_code_agent(kit: &Toolkit, program: &str) -> ReActAgent {
+    let model = ScriptedModel::new([
+        ScriptedTurn::call(CODE_TOOL, json!({ "code": program })),
+        ScriptedTurn::text("done"),
+    ]);
+    ReActAgent::builder(model)
+        .toolkit(kit)
+        .code_mode(CodeMode::new().execution(CodeExecution::Local))
+        .build()
+        .unwrap()
+}
+
 fn toolkit() -> Toolkit {
     Toolkit::builder()
         .register(GetBalance)
@@ -61,15 +74,7 @@ async fn a_guardrail_stop_ends_the_program_and_the_agents_run() {
         result.model_text()
     );
 
-    let model = Arc::new(ScriptedModel::new([
-        ScriptedTurn::call(CODE_TOOL, json!({ "code": program })),
-        ScriptedTurn::text("done"),
-    ]));
-    let mut agent = ReActAgent::builder(model)
-        .toolkit(&kit)
-        .code_mode(CodeMode::new().execution(CodeExecution::Local))
-        .build()
-        .unwrap();
+    let mut agent = local_code_agent(&kit, program);
     match agent.run("move 5000").await {
         Err(AgentError::Guardrail(stop)) => {
             assert_eq!(stop.tool, "transfer");
@@ -88,15 +93,7 @@ async fn a_users_layer_sees_run_code_and_the_programs_calls_like_any_other() {
         .build()
         .unwrap();
     let program = "return await tools.get_balance({ account: 1 });";
-    let model = Arc::new(ScriptedModel::new([
-        ScriptedTurn::call(CODE_TOOL, json!({ "code": program })),
-        ScriptedTurn::text("done"),
-    ]));
-    let mut agent = ReActAgent::builder(model)
-        .toolkit(&kit)
-        .code_mode(CodeMode::new().execution(CodeExecution::Local))
-        .build()
-        .unwrap();
+    let mut agent = local_code_agent(&kit, program);
     assert_eq!(agent.run("balance?").await.unwrap(), "done");
     assert_eq!(*seen.lock().unwrap(), [CODE_TOOL, "get_balance"]);
 }

@@ -19,19 +19,12 @@ use crate::tool::ToolCall;
 /// added mid-conversation, each once, in that order.
 pub(super) fn all_definitions(request: &ChatRequest) -> Vec<ToolDefinition> {
     let declared = request.declared_tools.iter().flatten();
-    let deferred = request.deferred_tools.iter().map(|d| &d.definition);
-    let added = request
-        .messages
-        .iter()
-        .filter_map(|m| m.tool_change.as_ref())
-        .flat_map(|change| &change.added);
     let mut seen = HashSet::new();
     request
         .tools
         .iter()
         .chain(declared)
-        .chain(deferred)
-        .chain(added)
+        .chain(later_definitions(request))
         .filter(|def| seen.insert(def.name()))
         .cloned()
         .collect()
@@ -41,20 +34,25 @@ pub(super) fn all_definitions(request: &ChatRequest) -> Vec<ToolDefinition> {
 /// first, so that its names do not depend on what is callable this turn.
 pub(super) fn name_map(dialect: Dialect, request: &ChatRequest) -> NameMap {
     let declared = request.declared_tools.iter().flatten();
+    NameMap::new(
+        dialect,
+        declared
+            .chain(&request.tools)
+            .chain(later_definitions(request))
+            .map(ToolDefinition::name),
+    )
+}
+
+/// The tools a request names besides its tools and its declared list: the deferred ones, then
+/// those its recorded tool changes added.
+fn later_definitions(request: &ChatRequest) -> impl Iterator<Item = &ToolDefinition> {
     let deferred = request.deferred_tools.iter().map(|d| &d.definition);
     let added = request
         .messages
         .iter()
         .filter_map(|m| m.tool_change.as_ref())
         .flat_map(|change| &change.added);
-    NameMap::new(
-        dialect,
-        declared
-            .chain(&request.tools)
-            .chain(deferred)
-            .chain(added)
-            .map(ToolDefinition::name),
-    )
+    deferred.chain(added)
 }
 
 /// Undo what strict mode did to the arguments of the calls (see
