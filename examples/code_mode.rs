@@ -117,8 +117,8 @@ async fn main() {
                     .memory()
                     .iter()
                     .rev()
-                    .find(|m| m.name.as_deref() == Some(CODE_TOOL))
-                    .map(|m| m.content.clone())
+                    .find(|m| m.as_tool().is_some_and(|m| m.name == CODE_TOOL))
+                    .map(|m| m.content().to_string())
                     .unwrap_or_default();
                 println!(
                     "\nThe program's result, all the model saw of its calls:\n{program_result}\n"

@@ -58,7 +58,7 @@ async fn system_prompt_lists_the_tools_and_no_native_tools_are_sent() {
             ensure(r.messages.len() == 2, "a second system message was added")?;
             let system = &r.messages[0];
             ensure(
-                system.role == Role::System,
+                system.role() == Role::System,
                 "first message is not the system prompt",
             )?;
             for needle in [
@@ -71,8 +71,8 @@ async fn system_prompt_lists_the_tools_and_no_native_tools_are_sent() {
                 "Call a tool only when you need one",
             ] {
                 ensure(
-                    system.content.contains(needle),
-                    format!("no `{needle}` in {}", system.content),
+                    system.content().contains(needle),
+                    format!("no `{needle}` in {}", system.content()),
                 )?;
             }
             Ok(())
@@ -110,7 +110,7 @@ async fn xml_reply_becomes_tool_calls() {
     let inner = ScriptedModel::new([]).then_expect(
         |r| {
             ensure(
-                r.messages[0].content.contains(r#"<tool_call name="TOOL_NAME"><parameters>"#),
+                r.messages[0].content().contains(r#"<tool_call name="TOOL_NAME"><parameters>"#),
                 "the XML form is not taught",
             )
         },
@@ -139,10 +139,10 @@ async fn malformed_reply_is_repaired_after_one_re_ask() {
             ensure(n == 4, format!("expected 4 messages, got {n}"))?;
             let (reply, ask) = (&r.messages[n - 2], &r.messages[n - 1]);
             ensure(
-                reply.role == Role::Assistant && reply.content == bad,
+                reply.role() == Role::Assistant && reply.content() == bad,
                 "bad reply not echoed",
             )?;
-            ensure(ask.role == Role::User, "re-ask is not a user message")?;
+            ensure(ask.role() == Role::User, "re-ask is not a user message")?;
             for needle in [
                 "not valid JSON",
                 r#""city": "Oslo"]"#,
@@ -150,8 +150,8 @@ async fn malformed_reply_is_repaired_after_one_re_ask() {
                 "get_weather, search",
             ] {
                 ensure(
-                    ask.content.contains(needle),
-                    format!("no `{needle}` in {}", ask.content),
+                    ask.content().contains(needle),
+                    format!("no `{needle}` in {}", ask.content()),
                 )?;
             }
             Ok(())
@@ -174,7 +174,7 @@ async fn malformed_reply_is_repaired_after_one_re_ask() {
             > requests[0]
                 .messages
                 .iter()
-                .map(|m| m.content.len() as u64 / 4)
+                .map(|m| m.content().len() as u64 / 4)
                 .sum::<u64>()
     );
 }
@@ -216,14 +216,14 @@ async fn exhausted_repairs_pass_the_call_on() {
     let refusal = agent
         .memory()
         .iter()
-        .find(|m| m.role == Role::Tool)
+        .find(|m| m.role() == Role::Tool)
         .unwrap();
     assert!(
         refusal
-            .content
+            .content()
             .contains("`delete_everything` is not available"),
         "{}",
-        refusal.content
+        refusal.content()
     );
 
     let inner = Arc::new(ScriptedModel::new([
@@ -257,27 +257,27 @@ async fn history_is_rendered_as_text() {
     ];
     let inner = ScriptedModel::new([]).then_expect(
         |r| {
-            let roles: Vec<Role> = r.messages.iter().map(|m| m.role).collect();
+            let roles: Vec<Role> = r.messages.iter().map(|m| m.role()).collect();
             ensure(
                 roles == [Role::System, Role::User, Role::Assistant, Role::User],
                 format!("roles {roles:?}"),
             )?;
             let assistant = &r.messages[2];
-            ensure(assistant.tool_calls.is_empty(), "native calls left in history")?;
+            ensure(assistant.tool_calls().is_empty(), "native calls left in history")?;
             ensure(
-                assistant.content
+                assistant.content()
                     == "Looking.\n\n{\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"get_weather\",\"parameters\":{\"city\":\"Paris\"}},{\"id\":\"call_2\",\"name\":\"search\",\"parameters\":{\"q\":\"news\"}}]}",
-                format!("assistant: {}", assistant.content),
+                format!("assistant: {}", assistant.content()),
             )?;
             let results = &r.messages[3];
             ensure(
-                results.content
+                results.content()
                     == "The functions returned:\n1. get_weather: 21°C\n\
                         2. search (failed): Error: offline\n\
                         Correct the call and try again, or answer my previous question in plain text.",
-                format!("results: {}", results.content),
+                format!("results: {}", results.content()),
             )?;
-            ensure(results.tool_call_id.is_none() && !results.is_error, "tool fields kept")
+            ensure(results.role() == Role::User, "the results are a user message")
         },
         ScriptedTurn::text(r#"{"tool_calls": [{"name": "search", "parameters": {"q": "news again"}}]}"#),
     );
@@ -299,18 +299,18 @@ async fn xml_history_and_required_choice() {
         ScriptedModel::new([])
             .then_expect(
                 |r| {
-                    ensure(r.messages[0].content.contains("This reply must call at least one tool."), "rule missing")?;
+                    ensure(r.messages[0].content().contains("This reply must call at least one tool."), "rule missing")?;
                     ensure(
-                        r.messages[2].content
+                        r.messages[2].content()
                             == r#"<tool_call id="s1" name="search"><parameters>{"q":"rust"}</parameters></tool_call>"#,
-                        format!("assistant: {}", r.messages[2].content),
+                        format!("assistant: {}", r.messages[2].content()),
                     )
                 },
                 ScriptedTurn::text("Rust is a language."),
             )
             .then_expect(
                 |r| {
-                    let ask = &r.messages[r.messages.len() - 1].content;
+                    let ask = &r.messages[r.messages.len() - 1].content();
                     ensure(ask.contains("must call at least one tool"), format!("re-ask: {ask}"))
                 },
                 ScriptedTurn::text(r#"<tool_call name="search"><parameters>{"q": "rust book"}</parameters></tool_call>"#),
@@ -333,7 +333,7 @@ async fn tool_choice_none_lists_no_tools_and_refuses_calls() {
     let inner = ScriptedModel::new([])
         .then_expect(
             |r| {
-                let system = &r.messages[0].content;
+                let system = &r.messages[0].content();
                 ensure(!system.contains("## get_weather"), "tools listed")?;
                 ensure(
                     system.contains("No tool may be called"),
@@ -344,7 +344,7 @@ async fn tool_choice_none_lists_no_tools_and_refuses_calls() {
         )
         .then_expect(
             |r| {
-                let ask = &r.messages[r.messages.len() - 1].content;
+                let ask = &r.messages[r.messages.len() - 1].content();
                 ensure(ask.contains("plain text"), format!("re-ask: {ask}"))
             },
             ScriptedTurn::text("I cannot search now."),
@@ -364,7 +364,7 @@ async fn without_tools_the_reply_is_not_parsed() {
     let inner = ScriptedModel::new([]).then_expect(
         |r| {
             ensure(
-                r.messages.len() == 1 && r.messages[0].role == Role::User,
+                r.messages.len() == 1 && r.messages[0].role() == Role::User,
                 "prompt changed",
             )
         },
@@ -448,9 +448,9 @@ async fn the_002_xml_form_runs_a_tool() {
             |r| {
                 let last = &r.messages[r.messages.len() - 1];
                 ensure(
-                    last.content
+                    last.content()
                         == "The function returned: 15\nUse this result to answer my previous question in plain text.",
-                    format!("the tool result is not 15: {}", last.content),
+                    format!("the tool result is not 15: {}", last.content()),
                 )
             },
             ScriptedTurn::text("10 + 5 = 15."),
@@ -505,7 +505,7 @@ async fn malformed_xml_elements_are_sent_back_for_repair() {
         )])
         .then_expect(
             |r| {
-                let ask = &r.messages[r.messages.len() - 1].content;
+                let ask = &r.messages[r.messages.len() - 1].content();
                 for needle in [
                     "tool call #1",
                     "not well-formed XML",

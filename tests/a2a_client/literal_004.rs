@@ -211,9 +211,9 @@ async fn agent_calls_a_004_peer(wire: WireVersion) {
             .then_expect(
                 |req| {
                     let last = req.messages.last().ok_or("no messages")?;
-                    (last.role == Role::Tool
-                        && last.content.contains("18.5")
-                        && last.content.contains("sunny"))
+                    (last.role() == Role::Tool
+                        && last.content().contains("18.5")
+                        && last.content().contains("sunny"))
                     .then_some(())
                     .ok_or_else(|| format!("the result did not reach the model: {last:?}"))
                 },

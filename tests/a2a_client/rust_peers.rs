@@ -289,7 +289,7 @@ async fn client_tools_with_our_agent_server() {
             .then_expect(
                 |request| {
                     let last = request.messages.last().ok_or("no messages")?;
-                    if last.content.contains("18C and sunny in Paris") {
+                    if last.content().contains("18C and sunny in Paris") {
                         Ok(())
                     } else {
                         Err(format!("the tool result did not reach the model: {last:?}"))
@@ -300,7 +300,11 @@ async fn client_tools_with_our_agent_server() {
             .then_expect(
                 |request| {
                     // The follow-up sees the first turn: same context, same conversation.
-                    if request.messages.iter().any(|m| m.content.contains("Paris")) {
+                    if request
+                        .messages
+                        .iter()
+                        .any(|m| m.content().contains("Paris"))
+                    {
                         Ok(())
                     } else {
                         Err("the follow-up lost the conversation".into())
@@ -349,7 +353,6 @@ async fn max_rounds_with_our_agent_server() {
 #[tokio::test]
 async fn client_tools_with_our_agent_server_answering_in_messages() {
     use agent_toolkit::a2a::server::Replies;
-    use agent_toolkit::model::Role;
 
     for version in [WireVersion::V1, WireVersion::V03] {
         let model = Arc::new(
@@ -362,10 +365,10 @@ async fn client_tools_with_our_agent_server_answering_in_messages() {
                     let tools: Vec<_> = request
                         .messages
                         .iter()
-                        .filter(|m| m.role == Role::Tool)
-                        .map(|m| (m.tool_call_id.as_deref().unwrap_or(""), m.content.as_str()))
+                        .filter_map(|m| m.as_tool())
+                        .map(|m| (&*m.call_id, m.content.as_str()))
                         .collect();
-                    let calls = &request.messages[1].tool_calls;
+                    let calls = &request.messages[1].tool_calls();
                     (tools
                         == [
                             (&*calls[0].id, "18C and sunny in Paris"),

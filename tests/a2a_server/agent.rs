@@ -118,8 +118,7 @@ async fn conversations_are_kept_per_context() {
         let model = ScriptedModel::new([ScriptedTurn::text("Noted: your name is Ada.")])
             .then_expect(
                 |req| {
-                    let texts: Vec<&str> =
-                        req.messages.iter().map(|m| m.content.as_str()).collect();
+                    let texts: Vec<&str> = req.messages.iter().map(|m| m.content()).collect();
                     (texts
                         == [
                             "My name is Ada.",
@@ -185,9 +184,8 @@ async fn a_waiting_task_streams_and_cancels_cleanly() {
                 .then_expect(
                     |req| {
                         let abandoned = req.messages.iter().any(|m| {
-                            m.role == agent_toolkit::model::Role::Tool
-                                && m.is_error
-                                && m.content.contains("no result")
+                            m.as_tool()
+                                .is_some_and(|m| m.is_error && m.content.contains("no result"))
                         });
                         abandoned.then_some(()).ok_or(format!("{:?}", req.messages))
                     },
@@ -264,7 +262,7 @@ async fn cancelling_a_running_turn_rolls_it_back() {
             .expect("valid toolkit");
         let model = ScriptedModel::new([ScriptedTurn::call("wait", json!({}))]).then_expect(
             |req| {
-                let texts: Vec<&str> = req.messages.iter().map(|m| m.content.as_str()).collect();
+                let texts: Vec<&str> = req.messages.iter().map(|m| m.content()).collect();
                 (texts == ["And now?"])
                     .then_some(())
                     .ok_or(format!("not rolled back: {texts:?}"))

@@ -524,17 +524,16 @@ fn weather_agent_after_restart(
     let model = ScriptedModel::default()
         .then_expect(
             |req| {
-                let texts: Vec<&str> = req.messages.iter().map(|m| m.content.as_str()).collect();
-                let asked = req
-                    .messages
-                    .iter()
-                    .any(|m| m.role == ModelRole::User && m.content.contains("weather in Paris"));
+                let texts: Vec<&str> = req.messages.iter().map(|m| m.content()).collect();
+                let asked = req.messages.iter().any(|m| {
+                    m.role() == ModelRole::User && m.content().contains("weather in Paris")
+                });
                 let called = req.messages.iter().any(|m| {
-                    m.role == ModelRole::Assistant
-                        && m.tool_calls.iter().any(|c| c.name == "get_weather")
+                    m.role() == ModelRole::Assistant
+                        && m.tool_calls().iter().any(|c| c.name == "get_weather")
                 });
                 let last = req.messages.last().ok_or("no messages")?;
-                (asked && called && last.role == ModelRole::Tool && last.content.contains("18"))
+                (asked && called && last.role() == ModelRole::Tool && last.content().contains("18"))
                     .then_some(())
                     .ok_or_else(|| format!("the conversation was not restored: {texts:?}"))
             },
@@ -542,7 +541,7 @@ fn weather_agent_after_restart(
         )
         .then_expect(
             |req| {
-                let texts: Vec<&str> = req.messages.iter().map(|m| m.content.as_str()).collect();
+                let texts: Vec<&str> = req.messages.iter().map(|m| m.content()).collect();
                 texts
                     .iter()
                     .any(|t| t.contains("It is 18°C in Paris."))

@@ -126,7 +126,7 @@ pub fn weather_agent(_context: &str) -> Result<ReActAgent, agent_toolkit::error:
         .then_expect(
             |req| {
                 let last = req.messages.last().ok_or("no messages")?;
-                (last.role == Role::Tool && last.content.contains("18"))
+                (last.role() == Role::Tool && last.content().contains("18"))
                     .then_some(())
                     .ok_or_else(|| format!("no client result in {last:?}"))
             },

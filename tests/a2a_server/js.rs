@@ -63,8 +63,8 @@ fn results_reached_the_model(req: &ChatRequest, read_file_fails: bool) -> Result
     let m = &req.messages;
     let users: Vec<&str> = m
         .iter()
-        .filter(|m| m.role == Role::User)
-        .map(|m| m.content.as_str())
+        .filter(|m| m.role() == Role::User)
+        .map(|m| m.content())
         .collect();
     if users.len() != 1 {
         return Err(format!(
@@ -74,20 +74,17 @@ fn results_reached_the_model(req: &ChatRequest, read_file_fails: bool) -> Result
     let [.., call, weather, file] = m.as_slice() else {
         return Err(format!("too few messages: {m:?}"));
     };
-    let ids: Vec<&str> = call.tool_calls.iter().map(|c| &*c.id).collect();
-    let ok = call.role == Role::Assistant
-        && weather.role == Role::Tool
-        && file.role == Role::Tool
-        && ids
-            == [
-                weather.tool_call_id.as_deref().unwrap_or(""),
-                file.tool_call_id.as_deref().unwrap_or(""),
-            ]
+    let ids: Vec<&str> = call.tool_calls().iter().map(|c| &*c.id).collect();
+    let (Some(weather), Some(file)) = (weather.as_tool(), file.as_tool()) else {
+        return Err(format!("not two tool results after the call: {m:?}"));
+    };
+    let ok = call.role() == Role::Assistant
+        && ids == [&*weather.call_id, &*file.call_id]
         && weather.content.contains(r#""temperature":18"#)
         && !weather.is_error
         && file.is_error == read_file_fails
         && (read_file_fails || file.content.contains("hello config"))
-        && !m.iter().any(|m| m.content.contains("no result"));
+        && !m.iter().any(|m| m.content().contains("no result"));
     ok.then_some(()).ok_or(format!(
         "the results did not reach the model as tool results: {m:#?}"
     ))
@@ -208,8 +205,8 @@ async fn results_without_a_conversation(sdk: &str) {
                     let [question] = req.messages.as_slice() else {
                         return Err(format!("expected a new conversation: {:#?}", req.messages));
                     };
-                    let text = &question.content;
-                    let ok = question.role == Role::User
+                    let text = &question.content();
+                    let ok = question.role() == Role::User
                         && text.starts_with("Tool results:")
                         && text.contains("temperature")
                         && text.contains("hello config")

@@ -44,8 +44,8 @@ async fn the_approver_decides_and_a_denial_reaches_the_model() {
     let results: Vec<String> = model.requests()[1]
         .messages
         .iter()
-        .filter(|m| m.role == agent_toolkit::model::Role::Tool)
-        .map(|m| m.content.clone())
+        .filter(|m| m.role() == agent_toolkit::model::Role::Tool)
+        .map(|m| m.content().to_string())
         .collect();
     assert_eq!(
         results,
@@ -98,8 +98,8 @@ async fn in_a_stream_the_consumer_decides_per_call() {
     let results: Vec<String> = model.requests()[2]
         .messages
         .iter()
-        .filter(|m| m.role == agent_toolkit::model::Role::Tool)
-        .map(|m| m.content.clone())
+        .filter(|m| m.role() == agent_toolkit::model::Role::Tool)
+        .map(|m| m.content().to_string())
         .collect();
     assert_eq!(
         results,

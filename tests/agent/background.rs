@@ -47,8 +47,8 @@ impl ChatModel for SameIds {
 fn reported(req: &ChatRequest) -> Vec<String> {
     req.messages
         .iter()
-        .filter(|m| m.role == Role::User && m.content.starts_with("[background tools]"))
-        .flat_map(|m| m.content.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|m| m.role() == Role::User && m.content().starts_with("[background tools]"))
+        .flat_map(|m| m.content().lines().map(str::to_string).collect::<Vec<_>>())
         .filter(|line| line.contains(" finished: "))
         .collect()
 }
@@ -97,8 +97,8 @@ async fn jobs_with_one_call_id_are_each_reported_to_the_model() {
     let pending: Vec<&str> = agent
         .memory()
         .iter()
-        .filter(|m| m.role == Role::Tool && m.content.contains("in the background"))
-        .map(|m| m.content.as_str())
+        .filter(|m| m.role() == Role::Tool && m.content().contains("in the background"))
+        .map(|m| m.content())
         .collect();
     assert_eq!(pending.len(), 3);
     assert!(

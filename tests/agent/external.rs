@@ -23,24 +23,18 @@ fn open_door() -> ToolDefinition {
 }
 
 fn tool_message(id: &str, content: &str, is_error: bool) -> Message {
-    let mut m = Message::user(content);
-    m.role = Role::Tool;
-    m.tool_call_id = Some(id.into());
-    m.is_error = is_error;
-    m
+    if is_error {
+        Message::tool_error(id, "", content)
+    } else {
+        Message::tool(id, "", content)
+    }
 }
 
 fn tool_texts(req: &ChatRequest) -> Vec<(String, String, bool)> {
     req.messages
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| {
-            (
-                m.tool_call_id.as_deref().unwrap_or_default().to_string(),
-                m.content.clone(),
-                m.is_error,
-            )
-        })
+        .filter_map(Message::as_tool)
+        .map(|m| (m.call_id.to_string(), m.content.clone(), m.is_error))
         .collect()
 }
 
@@ -94,7 +88,7 @@ async fn a_run_stops_at_external_calls_and_resumes_with_their_results() {
         agent
             .memory()
             .iter()
-            .any(|m| m.role == Role::Tool && m.content == "Paris: 21°C, sunny")
+            .any(|m| m.role() == Role::Tool && m.content() == "Paris: 21°C, sunny")
     );
 
     let outcome = agent

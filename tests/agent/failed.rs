@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_toolkit::agent::{AgentError, PausedRun, RunOutcome};
-use agent_toolkit::model::{ChatRequest, ChatResponse, ModelError, Role};
+use agent_toolkit::model::{ChatRequest, ChatResponse, Message, ModelError, Role};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     ChatModel, ReActAgent,
@@ -63,7 +63,7 @@ async fn a_failed_run_resumes_in_another_agent_without_running_finished_calls() 
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     // The conversation holds the finished call and its result, nothing of the failed turn.
-    let roles: Vec<Role> = agent.memory().iter().map(|m| m.role).collect();
+    let roles: Vec<Role> = agent.memory().iter().map(|m| m.role()).collect();
     assert_eq!(roles, [Role::User, Role::Assistant, Role::Tool]);
 
     let stored = serde_json::to_string(&agent.paused_run().expect("the failed run")).unwrap();
@@ -77,7 +77,7 @@ async fn a_failed_run_resumes_in_another_agent_without_running_finished_calls() 
 
     let script = Arc::new(ScriptedModel::new([]).then_expect(
         |r| {
-            let last = r.messages.last().map(|m| m.content.as_str());
+            let last = r.messages.last().map(|m| m.content());
             (last == Some("run 1"))
                 .then_some(())
                 .ok_or(format!("{last:?}"))
@@ -147,11 +147,7 @@ async fn a_call_without_a_name_is_answered_with_how_to_write_one() {
     ]));
     let mut agent = ReActAgent::builder(script).toolkit(&kit).build().unwrap();
     agent.run("count").await.unwrap();
-    let result = agent
-        .memory()
-        .iter()
-        .find(|m| m.role == Role::Tool)
-        .unwrap();
+    let result = agent.memory().iter().find_map(Message::as_tool).unwrap();
     assert!(result.is_error);
     assert!(
         result.content.contains("could not be read"),

@@ -85,7 +85,12 @@ async fn developer_managed_groups_cannot_be_switched_by_the_model() {
         .build()
         .unwrap();
     agent.run("give yourself ops").await.unwrap();
-    let reply = model.requests()[1].messages.last().unwrap().content.clone();
+    let reply = model.requests()[1]
+        .messages
+        .last()
+        .unwrap()
+        .content()
+        .to_string();
     assert_eq!(
         reply,
         "Error: you cannot equip ops; the groups you manage are: admin"

@@ -21,8 +21,8 @@ async fn the_model_sees_every_problem_and_corrects_its_call() {
         )])
         .then_expect(
             |req| {
-                let last = req.messages.last().filter(|m| m.role == Role::Tool);
-                let text = last.map(|m| m.content.as_str()).unwrap_or_default();
+                let last = req.messages.last().filter(|m| m.role() == Role::Tool);
+                let text = last.map(|m| m.content()).unwrap_or_default();
                 (text
                     == "Error: invalid arguments for tool `calculator`: \
                         argument `a`: \"15\" is not of type \"number\"; \
@@ -34,7 +34,7 @@ async fn the_model_sees_every_problem_and_corrects_its_call() {
         )
         .then_expect(
             |req| match req.messages.last() {
-                Some(m) if m.role == Role::Tool && m.content == "345" => Ok(()),
+                Some(m) if m.role() == Role::Tool && m.content() == "345" => Ok(()),
                 other => Err(format!("no product: {other:?}")),
             },
             ScriptedTurn::text("15 × 23 = 345"),

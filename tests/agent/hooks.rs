@@ -9,7 +9,7 @@ use std::sync::Arc;
 use agent_toolkit::ReActAgent;
 use agent_toolkit::agent::{AgentError, RunOutcome};
 use agent_toolkit::exec::ApprovalDecision;
-use agent_toolkit::model::Role;
+use agent_toolkit::model::Message;
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use agent_toolkit::toolkit::{Guardrail, GuardrailDecision, ToolkitBuilder};
@@ -41,11 +41,8 @@ fn results(agent: &ReActAgent) -> Vec<(String, String, bool)> {
     agent
         .memory()
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| {
-            let id = m.tool_call_id.as_deref().unwrap_or_default().to_string();
-            (id, m.content.clone(), m.is_error)
-        })
+        .filter_map(Message::as_tool)
+        .map(|m| (m.call_id.to_string(), m.content.clone(), m.is_error))
         .collect()
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agent_toolkit::model::Role;
+use agent_toolkit::model::{Message, Role};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     AgentEvent, ReActAgent,
@@ -61,7 +61,8 @@ fn parse(text: &str) -> (String, String, String, usize) {
 fn outputs(agent: &ReActAgent, from: usize) -> Vec<(String, String, String, usize)> {
     agent.memory()[from..]
         .iter()
-        .filter(|m| m.role == Role::Tool && m.name.as_deref() == Some("who_am_i"))
+        .filter_map(Message::as_tool)
+        .filter(|m| m.name == "who_am_i")
         .map(|m| parse(&m.content))
         .collect()
 }
@@ -216,8 +217,8 @@ async fn outside_an_agent_a_tool_gets_a_clear_context_error() {
     let text = agent
         .memory()
         .iter()
-        .find(|m| m.role == Role::Tool)
-        .map(|m| m.content.clone());
+        .find(|m| m.role() == Role::Tool)
+        .map(|m| m.content().to_string());
     assert_eq!(text.as_deref(), Some("opt"));
 }
 
@@ -254,8 +255,8 @@ async fn a_runs_context_beats_the_agents_which_beats_the_toolkits() {
         agent
             .memory()
             .iter()
-            .filter(|m| m.role == Role::Tool)
-            .map(|m| m.content.clone())
+            .filter(|m| m.role() == Role::Tool)
+            .map(|m| m.content().to_string())
             .collect()
     };
 

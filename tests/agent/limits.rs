@@ -58,8 +58,8 @@ async fn a_turn_of_800_calls_runs_them_within_the_cap() {
     let results: Vec<&str> = agent
         .memory()
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| m.content.as_str())
+        .filter(|m| m.role() == Role::Tool)
+        .map(|m| m.content())
         .collect();
     assert_eq!(results.len(), 800);
     assert!(

@@ -81,8 +81,8 @@ async fn a_users_layer_sees_the_meta_tools_calls_like_any_other() {
     let results: Vec<String> = agent
         .memory()
         .iter()
-        .filter(|m| m.tool_call_id.is_some())
-        .map(|m| m.content.clone())
+        .filter(|m| m.as_tool().is_some())
+        .map(|m| m.content().to_string())
         .collect();
     assert!(results[0].contains("get_weather"), "{results:?}");
     assert_eq!(results[3], "weather,admin", "{results:?}");

@@ -15,11 +15,11 @@ fn last_tool_texts(req: &ChatRequest, n: usize) -> Vec<String> {
     let tools: Vec<_> = req
         .messages
         .iter()
-        .filter(|m| m.role == Role::Tool)
+        .filter(|m| m.role() == Role::Tool)
         .collect();
     tools[tools.len().saturating_sub(n)..]
         .iter()
-        .map(|m| m.content.clone())
+        .map(|m| m.content().to_string())
         .collect()
 }
 
@@ -75,7 +75,7 @@ async fn a_run_calls_tools_in_parallel_recovers_from_an_error_and_answers() {
     assert_eq!(model.remaining(), 0);
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
-    assert_eq!(requests[0].messages[0].role, Role::System);
+    assert_eq!(requests[0].messages[0].role(), Role::System);
     assert!(requests[0].parallel_tool_calls);
     let names: Vec<_> = requests[0]
         .tools
@@ -192,7 +192,7 @@ async fn memory_survives_several_runs() {
     let model = std::sync::Arc::new(
         ScriptedModel::new([ScriptedTurn::text("Hello Ada.")]).then_expect(
             |req| {
-                let said: Vec<_> = req.messages.iter().map(|m| m.content.as_str()).collect();
+                let said: Vec<_> = req.messages.iter().map(|m| m.content()).collect();
                 (said == ["I am Ada.", "Hello Ada.", "What is my name?"])
                     .then_some(())
                     .ok_or(format!("memory lost: {said:?}"))
@@ -273,7 +273,7 @@ async fn reaching_max_iterations_is_a_typed_error_with_the_transcript() {
     };
     assert_eq!(*iterations, 3);
     assert_eq!(transcript.len(), 7, "user + 3 × (assistant, tool result)");
-    assert_eq!(transcript[0].content, "loop forever");
+    assert_eq!(transcript[0].content(), "loop forever");
 }
 
 #[tokio::test]
@@ -325,8 +325,7 @@ async fn background_results_are_fed_into_a_later_turn() {
         ScriptedModel::new([ScriptedTurn::call("reindex", json!({}))])
             .then_expect(
                 |req| {
-                    let texts: Vec<&str> =
-                        req.messages.iter().map(|m| m.content.as_str()).collect();
+                    let texts: Vec<&str> = req.messages.iter().map(|m| m.content()).collect();
                     let pending = texts
                         .iter()
                         .any(|t| t.contains("is running in the background"));
@@ -345,10 +344,10 @@ async fn background_results_are_fed_into_a_later_turn() {
                         .messages
                         .iter()
                         .rev()
-                        .find(|m| m.content.starts_with("[background tools]"));
+                        .find(|m| m.content().starts_with("[background tools]"));
                     match note {
                         Some(m)
-                            if m.content.contains(
+                            if m.content().contains(
                                 "- call call_1_0 (reindex, job 1) finished: index rebuilt",
                             ) =>
                         {

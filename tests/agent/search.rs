@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use agent_toolkit::ReActAgent;
 use agent_toolkit::agent::ToolSearch;
-use agent_toolkit::model::{ChatRequest, ToolFeatures};
+use agent_toolkit::model::{ChatRequest, Message, ToolChange, ToolFeatures};
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use serde_json::json;
@@ -75,9 +75,9 @@ async fn the_model_searches_and_calls_what_it_found_in_the_next_step() {
                     let last = req.messages.last().unwrap();
                     (offered(req) == ["get_weather", "add", "search_tools"]
                         && last
-                            .content
+                            .content()
                             .contains("- get_weather(city): Current weather for a city.")
-                        && last.tool_references == ["get_weather"])
+                        && last.as_tool().unwrap().tool_references == ["get_weather"])
                     .then_some(())
                     .ok_or(format!("after the search: {:?} / {:?}", offered(req), last))
                 },
@@ -93,7 +93,8 @@ async fn the_model_searches_and_calls_what_it_found_in_the_next_step() {
     let results: Vec<&str> = agent
         .memory()
         .iter()
-        .filter(|m| m.name.as_deref() == Some("get_weather"))
+        .filter_map(Message::as_tool)
+        .filter(|m| m.name == "get_weather")
         .map(|m| m.content.as_str())
         .collect();
     assert_eq!(results, ["sunny in Paris"]);
@@ -117,7 +118,7 @@ async fn a_deferred_tool_called_before_any_search_is_refused_with_the_hint() {
         .build()
         .unwrap();
     agent.run("Invoice 3?").await.unwrap();
-    let refusal = &agent.memory()[2];
+    let refusal = agent.memory()[2].as_tool().unwrap();
     assert!(refusal.is_error);
     assert!(
         refusal.content.contains("not available"),
@@ -147,12 +148,13 @@ async fn bad_search_arguments_get_a_clear_error_and_an_empty_search_says_so() {
     agent.run("?").await.unwrap();
     let memory = agent.memory();
     assert!(
-        memory[2].is_error && memory[2].content.contains("needs a `query`"),
+        memory[2].as_tool().is_some_and(|m| m.is_error)
+            && memory[2].content().contains("needs a `query`"),
         "{:?}",
         memory[2]
     );
     assert!(
-        memory[4].content.starts_with("No tool matches"),
+        memory[4].content().starts_with("No tool matches"),
         "{:?}",
         memory[4]
     );
@@ -196,7 +198,7 @@ async fn with_the_providers_search_deferred_tools_are_sent_and_its_finds_are_cal
                     let changes = req
                         .messages
                         .iter()
-                        .filter(|m| m.tool_change.is_some())
+                        .filter(|m| matches!(m, Message::ToolChange(_)))
                         .count();
                     // The deferred list keeps its order and members (its bytes stay put); the
                     // provider loaded `tides` itself, so no change is announced.
@@ -221,7 +223,7 @@ async fn with_the_providers_search_deferred_tools_are_sent_and_its_finds_are_cal
         agent.run("Tides in Brest?").await.unwrap(),
         "High tide at noon."
     );
-    assert_eq!(agent.memory()[2].content, "high tide at noon in Brest");
+    assert_eq!(agent.memory()[2].content(), "high tide at noon in Brest");
 }
 
 #[tokio::test]
@@ -242,7 +244,10 @@ async fn tool_changes_are_recorded_where_they_happen_and_the_declared_list_stays
                     .iter()
                     .map(|d| d.name())
                     .collect();
-                let change = req.messages.last().unwrap().tool_change.clone();
+                let change = match req.messages.last() {
+                    Some(Message::ToolChange(change)) => Some(change),
+                    _ => None,
+                };
                 let added: Vec<String> = change
                     .map(|c| c.added.iter().map(|d| d.name().to_string()).collect())
                     .unwrap_or_default();
@@ -275,13 +280,10 @@ async fn a_group_switched_off_is_announced_as_removed() {
         .with_tool_features(ToolFeatures::default().with_tool_changes(true))
         .then_expect(
             |req| {
-                let change = req
-                    .messages
-                    .last()
-                    .unwrap()
-                    .tool_change
-                    .clone()
-                    .unwrap_or_default();
+                let change = match req.messages.last() {
+                    Some(Message::ToolChange(change)) => change.clone(),
+                    _ => ToolChange::default(),
+                };
                 let declared: Vec<&str> = req
                     .declared_tools
                     .as_ref()

@@ -154,14 +154,14 @@ async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Out
         for m in agent.memory() {
             eprintln!(
                 "    {:?}{}: {:?} {:?}",
-                m.role,
-                if m.calls_in_text {
+                m.role(),
+                if m.as_assistant().is_some_and(|turn| turn.calls_in_text) {
                     " (calls in text)"
                 } else {
                     ""
                 },
-                m.content,
-                m.tool_calls
+                m.content(),
+                m.tool_calls()
                     .iter()
                     .map(|c| format!("{}({})", c.name, c.arguments))
                     .collect::<Vec<_>>()
@@ -209,12 +209,12 @@ fn judge(
     // Every call of the conversation has exactly one result.
     let mut answers: HashMap<String, usize> = HashMap::new();
     for m in agent.memory() {
-        if let Some(id) = &m.tool_call_id {
-            *answers.entry(id.to_string()).or_default() += 1;
+        if let Some(result) = m.as_tool() {
+            *answers.entry(result.call_id.to_string()).or_default() += 1;
         }
     }
     for m in agent.memory() {
-        for call in &m.tool_calls {
+        for call in m.tool_calls() {
             match answers.get(&*call.id) {
                 Some(1) => {}
                 n => return library(format!("call {} has {n:?} results", call.id)),

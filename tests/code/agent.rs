@@ -27,8 +27,8 @@ fn tool_results(model: &ScriptedModel, request: usize) -> Vec<String> {
     model.requests()[request]
         .messages
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| m.content.clone())
+        .filter(|m| m.role() == Role::Tool)
+        .map(|m| m.content().to_string())
         .collect()
 }
 

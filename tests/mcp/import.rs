@@ -97,9 +97,9 @@ async fn exercise(import: &McpImport) {
     let tool_message = agent
         .memory()
         .iter()
-        .find(|m| m.name.as_deref() == Some("py__add"))
+        .find(|m| m.as_tool().is_some_and(|m| m.name == "py__add"))
         .expect("the tool result is in the conversation");
-    assert_eq!(tool_message.content, r#"{"result":42}"#);
+    assert_eq!(tool_message.content(), r#"{"result":42}"#);
 
     // The server adds a tool and says so: the group follows.
     let enabled = call(&toolkit, "py__enable_extra", json!({})).await;

@@ -106,7 +106,9 @@ async fn request_body_is_the_messages_wire_format() {
     .await;
     let mut request = conversation();
     // A broken argument text the model once sent: the API only takes an object as input.
-    request.messages[2].tool_calls[1].arguments = "{\"path\": ".into();
+    if let Message::Assistant(turn) = &mut request.messages[2] {
+        turn.tool_calls[1].arguments = "{\"path\": ".into();
+    }
     model(&server).chat(request).await.expect("chat");
     let body = server.only_body();
 

@@ -172,7 +172,7 @@ async fn responses_program_round_trip() {
     assert_eq!(message.program_of("call_1"), Some("prog_1"));
     let native = message.native.as_ref().expect("native items");
     assert_eq!(native.items, first["output"].as_array().unwrap().clone());
-    messages.push(message);
+    messages.push(message.into());
     messages.push(Message::tool("call_1", "get_weather", "{\"temp_c\":18}"));
 
     // 3. The program goes back whole with its fingerprint, the call with its caller, and the
@@ -211,7 +211,7 @@ async fn responses_program_round_trip() {
     assert_eq!(turn.finish_reason, FinishReason::Stop);
     assert_eq!(turn.message.content, "18°C in Paris.");
     assert!(turn.message.tool_calls.is_empty());
-    messages.push(turn.message);
+    messages.push(turn.message.into());
     messages.push(Message::user("Thanks."));
     model.chat(ask(&messages)).await.expect("third turn");
     let body = &server.requests()[2].body;
@@ -418,7 +418,7 @@ async fn anthropic_code_execution_round_trip() {
     let native = message.native.as_ref().expect("native items");
     assert_eq!(native.items, first.as_array().unwrap().clone());
     assert_eq!(native.container, Some(container()));
-    messages.push(message);
+    messages.push(message.into());
     messages.push(Message::tool("toolu_01", "get_weather", "{\"temp_c\": 18}"));
 
     // 3. The blocks go back unchanged, the call is answered with a tool_result, and the
@@ -441,7 +441,7 @@ async fn anthropic_code_execution_round_trip() {
     assert_eq!(turn.message.content, "18°C in Paris.");
     let native = turn.message.native.as_ref().expect("native items");
     assert_eq!(native.items, second.as_array().unwrap().clone());
-    messages.push(turn.message);
+    messages.push(turn.message.into());
 
     // 5. A stored conversation goes on in the same container.
     let stored = serde_json::to_string(&messages).expect("store");
@@ -509,7 +509,7 @@ async fn anthropic_streamed_call_from_code_keeps_caller_and_container() {
     let native = message.native.as_ref().expect("native items");
     assert_eq!(native.items, [code_execution(), call_from_code()]);
     assert_eq!(native.container, Some(container()));
-    messages.push(message);
+    messages.push(message.into());
     messages.push(Message::tool("toolu_01", "get_weather", "18"));
     model.chat(ask(&messages)).await.expect("second turn");
     let body = &server.requests()[1].body;

@@ -11,8 +11,9 @@ use std::time::Duration;
 use agent_toolkit::{
     ChatModel, Dialect, RetryPolicy, ToolCall, ToolChoice, ToolDefinition, Toolkit,
     model::{
-        ChatEvent, ChatRequest, DeferredTool, FinishReason, GenerationOptions, Message, ModelError,
-        OpenAiResponses, ResponsesToolSearch, ToolChange, ToolFeatures, Usage,
+        AssistantMessage, ChatEvent, ChatRequest, DeferredTool, FinishReason, GenerationOptions,
+        Message, ModelError, OpenAiResponses, ResponsesToolSearch, ToolChange, ToolFeatures,
+        ToolMessage, Usage,
     },
 };
 use async_openai::types::responses::{
@@ -319,10 +320,10 @@ async fn a_replayed_turn_sends_its_items_back_without_server_ids() {
             r#"{"location":"Paris"}"#
         )]
     );
-    messages.push(turn);
+    messages.push(turn.into());
     messages.push(Message::tool("call_1", "get_weather", "18°C"));
     // A turn written by another provider goes as a message and calls.
-    let mut other = Message::assistant(
+    let mut other = AssistantMessage::new(
         "And Lyon.",
         vec![ToolCall::new(
             "toolu_9",
@@ -334,7 +335,7 @@ async fn a_replayed_turn_sends_its_items_back_without_server_ids() {
         "anthropic",
         vec![json!({"type": "thinking", "thinking": "..."})],
     )));
-    messages.push(other);
+    messages.push(other.into());
     messages.push(Message::tool("toolu_9", "get_weather", "16°C"));
     let request = ChatRequest::new(messages).with_tools(tools());
     let answer = model.chat(request).await.expect("second turn");
@@ -522,10 +523,10 @@ async fn a_client_tool_search_is_a_call_answered_with_tool_definitions() {
             r#"{"query":"refund invoice","limit":3}"#
         )]
     );
-    messages.push(turn.message);
-    let mut found = Message::tool("call_s1", "search_tools", "Found: refund.");
+    messages.push(turn.message.into());
+    let mut found = ToolMessage::new("call_s1", "search_tools", "Found: refund.");
     found.tool_references = vec!["refund".into()];
-    messages.push(found);
+    messages.push(found.into());
     let turn = model.chat(ask(messages)).await.expect("call");
     assert_eq!(
         turn.message.tool_calls,
@@ -615,12 +616,12 @@ async fn a_client_tool_search_is_a_call_answered_with_tool_definitions() {
         .build()
         .expect("build");
     let search = ToolCall::new("call_s2", "search_tools", r#"{"query":"refund"}"#);
-    let mut found = Message::tool("call_s2", "search_tools", "Found: refund.");
+    let mut found = ToolMessage::new("call_s2", "search_tools", "Found: refund.");
     found.tool_references = vec!["refund".into(), "unknown".into()];
     let messages = vec![
         Message::user("Refund invoice 42."),
         Message::assistant("", vec![search]),
-        found,
+        found.into(),
     ];
     model.chat(ask(messages)).await.expect("chat");
     let body = server.only_body();
@@ -645,12 +646,12 @@ async fn a_client_tool_search_is_a_call_answered_with_tool_definitions() {
 
 /// The conversation of the tool-change tests: a call of `get_weather`, its result, then a
 /// change of the tools (`calc` added, `fs.read` switched off) and a new question.
-fn changed_conversation(first_turn: Message) -> Vec<Message> {
+fn changed_conversation(first_turn: AssistantMessage) -> Vec<Message> {
     let calc = tool("calc", "Compute.");
     vec![
         Message::system("Be brief."),
         Message::user("Weather in Paris?"),
-        first_turn,
+        first_turn.into(),
         Message::tool("call_1", "get_weather", "18°C"),
         Message::tool_change(ToolChange::new(
             vec![calc, tools()[0].clone()],
@@ -670,7 +671,7 @@ async fn a_fixed_tool_list_changes_through_allowed_tools_and_additional_tools() 
         }]),
     ))])
     .await;
-    let first_turn = Message::assistant(
+    let first_turn = AssistantMessage::new(
         "",
         vec![ToolCall::new(
             "call_1",
@@ -734,7 +735,7 @@ async fn a_fixed_tool_list_changes_through_allowed_tools_and_additional_tools() 
 
     // Without a declared list, a change is not sent at all and `tools` is what is callable.
     let server = Server::start([Reply::json(response("completed", json!([])))]).await;
-    let first_turn = Message::assistant(
+    let first_turn = AssistantMessage::new(
         "",
         vec![ToolCall::new(
             "call_1",

@@ -47,10 +47,11 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
             );
         }
     }
-    let results: Vec<&Message> = agent
+    let results: Vec<&ToolMessage> = agent
         .memory()
         .iter()
-        .filter(|m| m.role == Role::Tool && m.name.as_deref() == Some(CODE_TOOL))
+        .filter_map(Message::as_tool)
+        .filter(|m| m.name == CODE_TOOL)
         .collect();
     let shown = match &outcome {
         Ok(answer) => format!("answered {answer:?}"),
@@ -59,7 +60,7 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
     let calls: Vec<String> = agent
         .memory()
         .iter()
-        .flat_map(|m| m.tool_calls.iter())
+        .flat_map(|m| m.tool_calls().iter())
         .map(|c| format!("{}({})", c.name, c.arguments))
         .collect();
     println!(

@@ -73,7 +73,7 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
         }
         // Every call in the conversation ran exactly once: the one before the failure was not
         // run again (the model may make new ones).
-        let calls = resumed.memory().iter().flat_map(|m| &m.tool_calls).count();
+        let calls = resumed.memory().iter().flat_map(|m| m.tool_calls()).count();
         assert_eq!(log.calls().len(), calls, "{wire:?}: {:?}", log.calls());
         assert_eq!(log.calls()[0].1, json!({"city": "Paris"}));
         // The resumed model saw the finished call's result.
@@ -82,7 +82,7 @@ async fn a_server_killed_mid_stream_then_the_run_resumed_elsewhere() {
             first
                 .messages
                 .iter()
-                .any(|m| m.role == Role::Tool && m.content.contains("21")),
+                .any(|m| m.role() == Role::Tool && m.content().contains("21")),
             "{first:?}"
         );
         one_result_per_call(resumed.memory());

@@ -29,7 +29,9 @@ mod text_calls;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use agent_toolkit::model::{ChatEvent, ChatRequest, ChatResponse, Message, ModelError, Role};
+use agent_toolkit::model::{
+    ChatEvent, ChatRequest, ChatResponse, Message, ModelError, Role, ToolMessage,
+};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{
     AgentEvent, ChatModel, Dialect, ReActAgent, agent::AgentError, exec::ApprovalDecision,
@@ -167,12 +169,12 @@ pub async fn drive(
 pub fn one_result_per_call(memory: &[Message]) {
     let mut answers: HashMap<&str, usize> = HashMap::new();
     for m in memory {
-        if let Some(id) = &m.tool_call_id {
-            *answers.entry(id).or_default() += 1;
+        if let Some(result) = m.as_tool() {
+            *answers.entry(&result.call_id).or_default() += 1;
         }
     }
-    for m in memory.iter().filter(|m| m.role == Role::Assistant) {
-        for call in &m.tool_calls {
+    for m in memory.iter().filter(|m| m.role() == Role::Assistant) {
+        for call in m.tool_calls() {
             assert_eq!(
                 answers.get(&*call.id),
                 Some(&1),

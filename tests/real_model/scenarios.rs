@@ -164,7 +164,7 @@ async fn a_group_switched_on_by_the_meta_tool() {
         let meta = agent
             .memory()
             .iter()
-            .flat_map(|m| &m.tool_calls)
+            .flat_map(|m| m.tool_calls())
             .find(|c| c.name == "reset_equipped_tools");
         let meta =
             meta.unwrap_or_else(|| panic!("{wire:?}: no meta tool call: {:#?}", agent.memory()));
@@ -228,7 +228,7 @@ async fn approval_approved_and_denied() {
         let denial = agent
             .memory()
             .iter()
-            .find(|m| m.role == Role::Tool)
+            .find_map(Message::as_tool)
             .expect("a result");
         assert!(
             denial.is_error && denial.content.contains("the user said no"),
@@ -237,7 +237,7 @@ async fn approval_approved_and_denied() {
         let call = agent
             .memory()
             .iter()
-            .flat_map(|m| &m.tool_calls)
+            .flat_map(|m| m.tool_calls())
             .next()
             .expect("a call");
         assert!(
@@ -337,10 +337,10 @@ async fn a_background_result_arrives_on_a_later_turn() {
         let first = agent
             .memory()
             .iter()
-            .find(|m| m.role == Role::Tool)
+            .find(|m| m.role() == Role::Tool)
             .expect("a result");
         assert!(
-            first.content.contains("running in the background"),
+            first.content().contains("running in the background"),
             "{wire:?}: {first:?}"
         );
         // A later request carries the finished job's result: a later turn of this run when the
@@ -354,7 +354,7 @@ async fn a_background_result_arrives_on_a_later_turn() {
         let reported = requests.iter().skip(1).any(|r| {
             r.messages
                 .iter()
-                .any(|m| m.role == Role::User && m.content.contains("finished: Report on"))
+                .any(|m| m.role() == Role::User && m.content().contains("finished: Report on"))
         });
         assert!(
             reported,

@@ -55,7 +55,7 @@ async fn the_model_finds_a_deferred_tool_and_calls_it() {
         let searched = agent
             .memory()
             .iter()
-            .any(|m| m.tool_calls.iter().any(|c| c.name == "search_tools"));
+            .any(|m| m.tool_calls().iter().any(|c| c.name == "search_tools"));
         assert!(
             searched,
             "{wire:?}: the model searched: {:#?}",

@@ -52,7 +52,11 @@ async fn everyday_tasks_complete_with_the_models_own_template() {
             tasks::check_answer(task, answer)
                 .unwrap_or_else(|e| panic!("{wire:?} {}: {e}", task.name));
             // The call was read from the text, and went back as the text it was.
-            let text_call = agent.memory().iter().find(|m| !m.tool_calls.is_empty());
+            let text_call = agent
+                .memory()
+                .iter()
+                .filter_map(Message::as_assistant)
+                .find(|m| !m.tool_calls.is_empty());
             let text_call = text_call.unwrap_or_else(|| panic!("{wire:?} {}: no call", task.name));
             assert!(
                 text_call.calls_in_text,
@@ -105,6 +109,7 @@ async fn a_text_call_goes_through_approval() {
         let first = agent
             .memory()
             .iter()
+            .filter_map(Message::as_assistant)
             .find(|m| !m.tool_calls.is_empty())
             .expect("a call");
         assert!(
@@ -114,10 +119,10 @@ async fn a_text_call_goes_through_approval() {
         let denial = agent
             .memory()
             .iter()
-            .find(|m| m.role == Role::Tool)
+            .find(|m| m.role() == Role::Tool)
             .expect("a result");
         assert!(
-            denial.content.contains("the user said no"),
+            denial.content().contains("the user said no"),
             "{wire:?}: {denial:?}"
         );
         if wire == Wire::OpenAi {
@@ -152,10 +157,10 @@ async fn the_model_recovers_from_a_tool_error() {
         let error = agent
             .memory()
             .iter()
-            .position(|m| m.role == Role::Tool && m.is_error);
+            .position(|m| m.as_tool().is_some_and(|m| m.is_error));
         let error =
             error.unwrap_or_else(|| panic!("{wire:?}: no failed call: {:#?}", agent.memory()));
-        let later = agent.memory()[error..].iter().flat_map(|m| &m.tool_calls);
+        let later = agent.memory()[error..].iter().flat_map(|m| m.tool_calls());
         assert!(
             later
                 .into_iter()
@@ -197,6 +202,7 @@ async fn the_servers_refusal_of_the_models_output() {
         let first = agent
             .memory()
             .iter()
+            .filter_map(Message::as_assistant)
             .find(|m| !m.tool_calls.is_empty())
             .expect("a call");
         assert!(
@@ -243,6 +249,6 @@ async fn the_servers_refusal_of_the_models_output() {
         }
         // The run kept its place and nothing of the failed turn is in the conversation.
         assert!(agent.paused_run().is_some());
-        assert!(agent.memory().iter().all(|m| m.role != Role::Assistant));
+        assert!(agent.memory().iter().all(|m| m.role() != Role::Assistant));
     }
 }

@@ -10,7 +10,7 @@ use futures::stream::BoxStream;
 use serde_json::Value;
 
 use crate::model::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError,
+    AssistantMessage, ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError,
     ToolFeatures, Usage,
 };
 use crate::tool::ToolCall;
@@ -158,7 +158,7 @@ impl ScriptedModel {
             input_tokens: request
                 .messages
                 .iter()
-                .map(|m| m.content.len() as u64 / 4)
+                .map(|m| m.content().len() as u64 / 4)
                 .sum(),
             output_tokens: 0,
         };
@@ -168,7 +168,7 @@ impl ScriptedModel {
                     output_tokens: text.len() as u64 / 4,
                     ..usage
                 },
-                message: Message::assistant(text, Vec::new()),
+                message: AssistantMessage::new(text, Vec::new()),
                 finish_reason: FinishReason::Stop,
             }),
             ScriptedTurn::Calls { text, calls } => {
@@ -178,7 +178,7 @@ impl ScriptedModel {
                     .map(|(n, (name, args))| ToolCall::new(format!("call_{index}_{n}"), name, args))
                     .collect();
                 Ok(ChatResponse {
-                    message: Message::assistant(text, calls),
+                    message: AssistantMessage::new(text, calls),
                     usage,
                     finish_reason: FinishReason::ToolCalls,
                 })

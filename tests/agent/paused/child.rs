@@ -17,7 +17,7 @@ mod fixture;
 use std::process::ExitCode;
 
 use agent_toolkit::agent::{AgentError, PausedRun, RunOutcome};
-use agent_toolkit::model::{ChatRequest, Role};
+use agent_toolkit::model::{ChatRequest, Message, Role};
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use serde_json::json;
 
@@ -97,7 +97,7 @@ async fn resume(state: &str, log: &str, decision: &str) -> Result<(), String> {
 /// The request after the resume: the system prompt, the first process's input and calls, and
 /// one result per call — the note's from before the pause, the decided call's now.
 fn check(req: &ChatRequest, decided: &(String, bool)) -> Result<(), String> {
-    let roles: Vec<Role> = req.messages.iter().map(|m| m.role).collect();
+    let roles: Vec<Role> = req.messages.iter().map(|m| m.role()).collect();
     let expected_roles = [
         Role::System,
         Role::User,
@@ -105,18 +105,13 @@ fn check(req: &ChatRequest, decided: &(String, bool)) -> Result<(), String> {
         Role::Tool,
         Role::Tool,
     ];
-    if roles != expected_roles || req.messages[1].content != INPUT {
+    if roles != expected_roles || req.messages[1].content() != INPUT {
         return Err(format!("unexpected conversation: {:?}", req.messages));
     }
     let results: Vec<(&str, &str, bool)> = req.messages[3..]
         .iter()
-        .map(|m| {
-            (
-                m.tool_call_id.as_deref().unwrap_or_default(),
-                m.content.as_str(),
-                m.is_error,
-            )
-        })
+        .filter_map(Message::as_tool)
+        .map(|m| (&*m.call_id, m.content.as_str(), m.is_error))
         .collect();
     let want = [
         ("call_1_0", "noted before", false),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use agent_toolkit::agent::{AgentError, PausedRun, ResumeError, RunOutcome};
 use agent_toolkit::exec::ApprovalDecision;
-use agent_toolkit::model::{ChatRequest, ChatResponse, Message, Role};
+use agent_toolkit::model::{AssistantMessage, ChatRequest, ChatResponse, Message, Role};
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use agent_toolkit::{AgentEvent, ReActAgent, ToolDefinition};
@@ -22,11 +22,8 @@ use fixture::Log;
 fn tool_results(req: &ChatRequest) -> Vec<(String, String, bool)> {
     req.messages
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| {
-            let id = m.tool_call_id.as_deref().unwrap_or_default();
-            (id.to_string(), m.content.clone(), m.is_error)
-        })
+        .filter_map(Message::as_tool)
+        .map(|m| (m.call_id.to_string(), m.content.clone(), m.is_error))
         .collect()
 }
 
@@ -90,8 +87,8 @@ async fn approved_after_a_round_trip_through_json_the_call_runs_once() {
     );
     // The new agent carries on the first one's conversation, after its own system prompt.
     let sent = &model.requests()[0].messages;
-    assert_eq!(sent[0].role, Role::System);
-    assert_eq!(sent[1].content, "Tidy up");
+    assert_eq!(sent[0].role(), Role::System);
+    assert_eq!(sent[1].content(), "Tidy up");
     assert_eq!(agent.memory().len(), 4, "{:?}", agent.memory());
     assert!(agent.paused_run().is_none());
 }
@@ -143,8 +140,8 @@ async fn in_a_mixed_turn_only_the_waiting_calls_run_on_resume() {
     let kept: Vec<&str> = run
         .messages()
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| m.content.as_str())
+        .filter(|m| m.role() == Role::Tool)
+        .map(|m| m.content())
         .collect();
     assert_eq!(kept, ["noted one", "noted two"]);
     run.approve("call_1_1").unwrap();
@@ -331,12 +328,13 @@ async fn bad_states_and_bad_decisions_are_typed_errors() {
 
     // Another format version: refused by `from_json`, and by `resume` for a state read by
     // other means.
+    let later = PausedRun::FORMAT_VERSION + 1;
     let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    value["version"] = json!(2);
+    value["version"] = json!(later);
     assert_eq!(
         PausedRun::from_json(&value.to_string()).unwrap_err(),
         ResumeError::UnsupportedVersion {
-            found: 2,
+            found: u64::from(later),
             supported: PausedRun::FORMAT_VERSION
         }
     );
@@ -347,7 +345,8 @@ async fn bad_states_and_bad_decisions_are_typed_errors() {
     assert!(
         matches!(
             err,
-            AgentError::Resume(ResumeError::UnsupportedVersion { found: 2, .. })
+            AgentError::Resume(ResumeError::UnsupportedVersion { found, .. })
+                if found == u64::from(later)
         ),
         "{err}"
     );
@@ -476,8 +475,8 @@ async fn a_run_that_fails_in_a_paused_turn_answers_the_waiting_calls() {
     let answered: Vec<(&str, bool)> = agent
         .memory()
         .iter()
-        .filter(|m| m.role == Role::Tool)
-        .map(|m| (m.tool_call_id.as_deref().unwrap_or_default(), m.is_error))
+        .filter_map(Message::as_tool)
+        .map(|m| (&*m.call_id, m.is_error))
         .collect();
     assert_eq!(answered, [("call_1_0", true), ("call_1_1", true)]);
     assert!(log.lines().is_empty());
@@ -498,9 +497,9 @@ impl agent_toolkit::ChatModel for ReusedIds {
             let call = |path: &str| {
                 ToolCall::new("same", "delete_file", json!({"path": path}).to_string())
             };
-            Message::assistant("", vec![call("/tmp/a"), call("/tmp/b")])
+            AssistantMessage::new("", vec![call("/tmp/a"), call("/tmp/b")])
         } else {
-            Message::assistant("done", Vec::new())
+            AssistantMessage::new("done", Vec::new())
         };
         Box::pin(std::future::ready(Ok(ChatResponse::new(message))))
     }
@@ -520,7 +519,7 @@ async fn a_reused_call_id_waits_once() {
         run.pending_approvals()[0].call().arguments,
         r#"{"path":"/tmp/a"}"#
     );
-    let refused = run.messages().last().unwrap();
+    let refused = run.messages().last().and_then(Message::as_tool).unwrap();
     assert!(
         refused.is_error && refused.content.contains("already used"),
         "{refused:?}"
@@ -533,4 +532,96 @@ async fn a_reused_call_id_waits_once() {
     let outcome = agent.resume(PausedRun::from_json(&json).unwrap()).await;
     assert_eq!(outcome.unwrap(), RunOutcome::Final("done".into()));
     assert_eq!(log.lines().len(), 1, "{:?}", log.lines());
+}
+
+/// A paused run stored by the release before messages were a closed set of kinds (format
+/// version 1: `{"role": .., "content": .., "tool_calls": ..}` messages): read, upgraded, and
+/// resumed to the end; written back in today's version.
+#[tokio::test]
+async fn a_run_stored_in_format_version_1_is_read_and_resumed() {
+    let log = Log::temp("v1");
+    let stored = json!({
+        "version": 1,
+        "run_id": "run-v1",
+        "next_iteration": 2,
+        "run_start": 0,
+        "argument_errors": {},
+        "usage": {"input_tokens": 5, "output_tokens": 3},
+        "messages": [
+            {"role": "user", "content": "Tidy up"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_1_0", "name": "delete_file", "arguments": "{\"path\":\"/tmp/a\"}"},
+                {"id": "call_1_1", "name": "shred", "arguments": "{}"}
+            ]},
+            {"role": "tool", "content": "Error: no tool `shred`", "tool_call_id": "call_1_1",
+             "name": "shred", "is_error": true}
+        ],
+        "approvals": [{
+            "call": {"id": "call_1_0", "name": "delete_file", "arguments": "{\"path\":\"/tmp/a\"}"},
+            "tool": "delete_file"
+        }],
+        "external_calls": [],
+        "external_results": [],
+        "external_tools": [],
+        "equipped_groups": {}
+    });
+    let mut run = PausedRun::from_json(&stored.to_string()).expect("a version 1 state is read");
+    let [user, turn, refused] = run.messages() else {
+        panic!("three messages: {:?}", run.messages())
+    };
+    assert_eq!(user, &Message::user("Tidy up"));
+    let Message::Assistant(turn) = turn else {
+        panic!("an assistant turn: {turn:?}")
+    };
+    assert_eq!(turn.tool_calls.len(), 2);
+    let refused = refused.as_tool().expect("a tool result");
+    assert_eq!(
+        (&*refused.call_id, refused.name.as_str(), refused.is_error),
+        ("call_1_1", "shred", true)
+    );
+    run.approve("call_1_0").unwrap();
+    let written: serde_json::Value = serde_json::from_str(&run.to_json()).unwrap();
+    assert_eq!(written["version"], json!(PausedRun::FORMAT_VERSION));
+    assert_eq!(written["messages"][2]["type"], json!("tool"));
+
+    let model = ScriptedModel::new([]).then_expect(
+        |req| {
+            let want = [
+                (
+                    "call_1_1".to_string(),
+                    "Error: no tool `shred`".to_string(),
+                    true,
+                ),
+                ("call_1_0".to_string(), "deleted /tmp/a".to_string(), false),
+            ];
+            let got = tool_results(req);
+            (got == want)
+                .then_some(())
+                .ok_or(format!("tool results {got:?}"))
+        },
+        ScriptedTurn::text("Done."),
+    );
+    let mut agent = fixture::agent(model, Log::at(log.path()));
+    assert_eq!(
+        agent.resume(run).await.unwrap(),
+        RunOutcome::Final("Done.".into())
+    );
+    assert_eq!(log.lines(), ["delete_file /tmp/a run=run-v1 step=1"]);
+}
+
+/// A version 1 state whose messages cannot be upgraded (a tool message without the call it
+/// answers) is refused as malformed, naming where.
+#[test]
+fn a_version_1_state_with_a_broken_message_is_malformed() {
+    let stored = json!({
+        "version": 1, "run_id": "r", "next_iteration": 2, "run_start": 0,
+        "argument_errors": {}, "usage": {"input_tokens": 0, "output_tokens": 0},
+        "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}],
+        "approvals": [], "external_calls": [], "external_results": [], "external_tools": []
+    });
+    let err = PausedRun::from_json(&stored.to_string()).unwrap_err();
+    assert!(
+        matches!(err, ResumeError::Malformed(ref why) if why.contains("messages") && why.contains("message 1")),
+        "{err}"
+    );
 }

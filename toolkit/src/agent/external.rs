@@ -11,7 +11,7 @@
 use super::ReActAgent;
 use super::events::AgentError;
 use super::paused_run::{PausedRun, Turns};
-use crate::model::{Message, Role};
+use crate::model::Message;
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
@@ -124,8 +124,7 @@ impl ReActAgent {
             return;
         };
         // Results given to the paused run come first; then those received here.
-        for mut m in received {
-            m.role = Role::Tool;
+        for m in received {
             // A result for no pending call, or a second one, has nothing to answer.
             let _ = waiting.add_result(m);
         }
@@ -149,19 +148,15 @@ impl ReActAgent {
     pub(crate) fn interrupt(&mut self, memory_len: usize) {
         self.suspended = None;
         self.memory.truncate(memory_len);
-        let Some(last) = self
-            .memory
-            .iter()
-            .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())
-        else {
+        let Some(last) = self.memory.iter().rposition(|m| !m.tool_calls().is_empty()) else {
             return;
         };
         let answered: std::collections::HashSet<_> = self.memory[last + 1..]
             .iter()
-            .filter_map(|m| m.tool_call_id.clone())
+            .filter_map(|m| Some(m.as_tool()?.call_id.clone()))
             .collect();
         let unanswered: Vec<_> = self.memory[last]
-            .tool_calls
+            .tool_calls()
             .iter()
             .filter(|c| !answered.contains(&c.id))
             .cloned()

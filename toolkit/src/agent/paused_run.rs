@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::resume_error::ResumeError;
 use crate::exec::ApprovalDecision;
-use crate::model::{Message, Role, Usage};
+use crate::model::{Message, ToolMessage, Usage};
 use crate::tool::{ToolCall, ToolDefinition};
 
 /// Where a run is: its id, the next iteration, the per-tool argument-error counts and the
@@ -154,7 +154,7 @@ pub struct PausedRun {
     #[serde(default)]
     pub(super) external_calls: Vec<ToolCall>,
     #[serde(default)]
-    pub(super) external_results: Vec<Message>,
+    pub(super) external_results: Vec<ToolMessage>,
     #[serde(default)]
     pub(super) external_tools: Vec<ToolDefinition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,15 +173,31 @@ pub struct PausedRun {
 impl crate::storage::stored::Stored for PausedRun {
     const WHAT: &'static str = "a paused run";
     const VERSION: u32 = PausedRun::FORMAT_VERSION;
+    const READS: std::ops::RangeInclusive<u32> = 1..=PausedRun::FORMAT_VERSION;
+
+    /// Version 1 kept its messages in the form before the closed set of kinds.
+    fn upgrade(
+        _version: u32,
+        fields: &mut serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), String> {
+        for key in ["messages", "external_results"] {
+            if let Some(messages) = fields.get_mut(key) {
+                crate::model::message::upgrade_v1(messages).map_err(|e| format!("`{key}`: {e}"))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The error result of an external call no result came back for.
 const NO_RESULT: &str = "Error: the caller returned no result for this call";
 
 impl PausedRun {
-    /// The version of the stored form this build writes and reads. A state of another version
-    /// is refused with [`ResumeError::UnsupportedVersion`].
-    pub const FORMAT_VERSION: u32 = 1;
+    /// The version of the stored form this build writes. [`from_json`](Self::from_json) reads
+    /// it and version 1 (messages in the form before [`Message`] was a closed set of kinds,
+    /// upgraded as they are read); a state of another version is refused with
+    /// [`ResumeError::UnsupportedVersion`].
+    pub const FORMAT_VERSION: u32 = 2;
 
     /// A paused run held by an agent (no conversation: the agent's memory is it).
     pub(super) fn held(
@@ -305,27 +321,24 @@ impl PausedRun {
     /// when the message is not a tool message, answers no pending external call, or answers
     /// one that has a result already.
     pub fn add_result(&mut self, result: Message) -> Result<(), ResumeError> {
-        let id = match (&result.role, &result.tool_call_id) {
-            (Role::Tool, Some(id)) => id.clone(),
-            _ => return Err(ResumeError::NotAToolResult),
+        let Message::Tool(mut result) = result else {
+            return Err(ResumeError::NotAToolResult);
         };
+        let id = result.call_id.clone();
         let Some(call) = self.external_calls.iter().find(|c| c.id == id) else {
             return Err(ResumeError::UnknownResult {
                 call_id: id.to_string(),
                 pending: ids(self.external_calls.iter()),
             });
         };
-        if self
-            .external_results
-            .iter()
-            .any(|m| m.tool_call_id.as_ref() == Some(&id))
-        {
+        if self.external_results.iter().any(|m| m.call_id == id) {
             return Err(ResumeError::DuplicateResult {
                 call_id: id.to_string(),
             });
         }
-        let mut result = result;
-        result.name = result.name.or_else(|| Some(call.name.clone()));
+        if result.name.is_empty() {
+            result.name = call.name.clone();
+        }
         self.external_results.push(result);
         Ok(())
     }
@@ -364,12 +377,12 @@ impl PausedRun {
             let answered: HashSet<&str> = self
                 .messages
                 .iter()
-                .filter_map(|m| m.tool_call_id.as_deref())
+                .filter_map(|m| Some(&*m.as_tool()?.call_id))
                 .collect();
             let open = self
                 .messages
                 .iter()
-                .flat_map(|m| &m.tool_calls)
+                .flat_map(|m| m.tool_calls())
                 .find(|c| !answered.contains(&*c.id));
             return match open {
                 Some(call) => malformed(format!(
@@ -385,22 +398,21 @@ impl PausedRun {
         let Some(last) = self
             .messages
             .iter()
-            .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())
+            .rposition(|m| !m.tool_calls().is_empty())
         else {
             return malformed("the conversation has no assistant message with tool calls".into());
         };
         // Calls of the turn without an answer yet, by id (a model may reuse an id in a turn:
         // then the first call waits and the others were answered with an error).
-        let turn = &self.messages[last].tool_calls;
+        let turn = self.messages[last].tool_calls();
         let mut unanswered: HashMap<&str, usize> = HashMap::new();
         for call in turn {
             *unanswered.entry(&*call.id).or_default() += 1;
         }
         for m in &self.messages[last + 1..] {
             if let Some(count) = m
-                .tool_call_id
-                .as_deref()
-                .and_then(|id| unanswered.get_mut(id))
+                .as_tool()
+                .and_then(|result| unanswered.get_mut(&*result.call_id))
             {
                 *count = count.saturating_sub(1);
             }
@@ -431,11 +443,8 @@ impl PausedRun {
         }
         let mut results = HashSet::new();
         for m in &self.external_results {
-            let id = m.tool_call_id.as_deref().unwrap_or_default();
-            if m.role != Role::Tool
-                || !self.external_calls.iter().any(|c| &*c.id == id)
-                || !results.insert(id)
-            {
+            let id = &*m.call_id;
+            if !self.external_calls.iter().any(|c| &*c.id == id) || !results.insert(id) {
                 return malformed(format!(
                     "the external result for `{id}` answers no waiting external call, or answers one twice"
                 ));
@@ -459,19 +468,12 @@ impl PausedRun {
         let mut results = std::mem::take(&mut self.external_results);
         self.external_calls
             .iter()
-            .map(|call| {
-                match results
-                    .iter()
-                    .position(|m| m.tool_call_id.as_ref() == Some(&call.id))
-                {
-                    Some(i) => {
-                        let mut m = results.swap_remove(i);
-                        m.role = Role::Tool;
-                        m
-                    }
+            .map(
+                |call| match results.iter().position(|m| m.call_id == call.id) {
+                    Some(i) => results.swap_remove(i).into(),
                     None => Message::tool_error(call.id.clone(), call.name.clone(), NO_RESULT),
-                }
-            })
+                },
+            )
             .collect()
     }
 }

@@ -199,13 +199,9 @@ impl ReActAgent {
             turns.usage.input_tokens += response.usage.input_tokens;
             turns.usage.output_tokens += response.usage.output_tokens;
             let calls = response.message.tool_calls.clone();
-            self.memory.push(response.message);
-            if calls.is_empty() {
-                let answer = self
-                    .memory
-                    .last()
-                    .map(|m| m.content.clone())
-                    .unwrap_or_default();
+            let answer = calls.is_empty().then(|| response.message.content.clone());
+            self.memory.push(response.message.into());
+            if let Some(answer) = answer {
                 emit(&events, AgentEvent::Final(answer.clone())).await;
                 return Ok(RunOutcome::Final(answer));
             }
@@ -300,8 +296,10 @@ impl ReActAgent {
         for result in results {
             emit(events, AgentEvent::ToolResult(result.clone())).await;
             let mut message = Message::tool_result(result);
-            if let Some(references) = self.found.search_references.remove(&result.call_id) {
-                message.tool_references = references;
+            if let Some(references) = self.found.search_references.remove(&result.call_id)
+                && let Message::Tool(answer) = &mut message
+            {
+                answer.tool_references = references;
             }
             self.memory.push(message);
             if result.is_pending()

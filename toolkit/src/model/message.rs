@@ -1,5 +1,7 @@
-//! [`Message`]: one message of a conversation, and its [`Role`].
+//! [`Message`]: one item of a conversation, of a closed set of kinds (system and user text,
+//! an [`AssistantMessage`], a [`ToolMessage`], a [`ToolChange`]), and its [`Role`].
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -20,61 +22,175 @@ pub enum Role {
     Tool,
 }
 
-/// One message of a conversation.
+/// One item of a conversation: a closed set of kinds, each carrying what that kind has.
 ///
 /// Build one with [`system`](Self::system), [`user`](Self::user),
 /// [`assistant`](Self::assistant), [`tool_result`](Self::tool_result) (from a
-/// [`ToolResult`]) or [`tool`](Self::tool) / [`tool_error`](Self::tool_error) (from parts).
-/// The fields stay public for reading and editing; the struct is `#[non_exhaustive]` so that
-/// kinds of content added later (images, reasoning) do not break code that builds messages.
+/// [`ToolResult`]), [`tool`](Self::tool) / [`tool_error`](Self::tool_error) (from parts) or
+/// [`tool_change`](Self::tool_change). Each provider encodes every kind on its own wire and
+/// decodes a response into an [`AssistantMessage`]; [`role`](Self::role),
+/// [`content`](Self::content) and [`tool_calls`](Self::tool_calls) read what every kind has.
+/// The enum is `#[non_exhaustive]`: kinds added later (images) do not break code that matches
+/// it.
+///
+/// Serialized with a `type` tag: `{"type": "user", "content": "Hi"}`,
+/// `{"type": "assistant", "content": "", "tool_calls": [..]}`,
+/// `{"type": "tool", "call_id": "c1", "name": "add", "content": "3"}`,
+/// `{"type": "tool_change", "added": [..], "removed": [..]}`.
+///
+/// ```
+/// use agent_toolkit::model::{Message, Role};
+/// use agent_toolkit::ToolCall;
+///
+/// let turn = Message::assistant("", vec![ToolCall::new("c1", "add", r#"{"a":1}"#)]);
+/// let answer = Message::tool("c1", "add", "1");
+/// for message in [&turn, &answer] {
+///     match message {
+///         Message::Assistant(turn) => assert_eq!(turn.tool_calls[0].name, "add"),
+///         Message::Tool(result) => assert_eq!(&*result.call_id, "c1"),
+///         _ => unreachable!(),
+///     }
+/// }
+/// assert_eq!(answer.role(), Role::Tool);
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
-pub struct Message {
-    /// Who wrote it.
-    pub role: Role,
-    /// Its text (empty for an assistant message that only calls tools).
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instructions.
+        content: String,
+    },
+    /// What the user wrote.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// The model's turn: its text and the tools it called.
+    Assistant(AssistantMessage),
+    /// A tool's result, answering one call of an assistant turn.
+    Tool(ToolMessage),
+    /// The tool list changed here in the conversation (see [`ToolChange`]). Providers that can
+    /// change tools mid-conversation without rewriting the cached request prefix render it;
+    /// the others show it as a system message in words ([`ToolChange::describe`]).
+    ToolChange(ToolChange),
+}
+
+/// The model's turn of a conversation: the [`Message::Assistant`] kind, and what every provider
+/// decodes a response into ([`ChatResponse::message`](crate::model::ChatResponse::message)).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AssistantMessage {
+    /// Its text (empty for a turn that only calls tools).
+    #[serde(default)]
     pub content: String,
-    /// Tool calls the assistant asked for.
+    /// The tool calls the model asked for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
-    /// For a tool message: the call it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<Arc<str>>,
-    /// For a tool message: the tool's name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// For a tool message: the call failed (Anthropic's `is_error`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub is_error: bool,
-    /// For an assistant message: its `tool_calls` were not made through the API's tool calling
-    /// but written as text in `content` and read from there (the providers'
-    /// `text_tool_calls` setting).
-    /// Providers send such a message back as the text the model wrote, and the results of its
+    /// Its `tool_calls` were not made through the API's tool calling but written as text in
+    /// `content` and read from there (the providers' `text_tool_calls` setting).
+    /// Providers send such a turn back as the text the model wrote, and the results of its
     /// calls as a user message in plain words, the way a chat template without tool-call syntax
     /// can show them; sent back as native calls and results, small models tend to repeat the
     /// call forever.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calls_in_text: bool,
-    /// For a tool message: tools its result makes callable (the answer of a tool search).
-    /// Providers with client-side tool search send them as references the model can call
-    /// (Anthropic `tool_reference` blocks); others show the text alone.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_references: Vec<String>,
-    /// For a system message: the tool list changed here in the conversation (see
-    /// [`ToolChange`]). Providers that can change tools mid-conversation without rewriting
-    /// the cached request prefix render it; the others leave it out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_change: Option<Box<ToolChange>>,
-    /// For an assistant message: the provider's own items of this turn, as it sent them
-    /// (reasoning, server-side tool search), replayed unchanged to the same provider.
+    /// The provider's own items of this turn, as it sent them (reasoning, server-side tool
+    /// search), replayed unchanged to the same provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<Box<NativeItems>>,
+}
+
+impl AssistantMessage {
+    /// A turn with `content` and `tool_calls`.
+    pub fn new(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        AssistantMessage {
+            content: content.into(),
+            tool_calls,
+            calls_in_text: false,
+            native: None,
+        }
+    }
+
+    /// The id of the program that made the call `call_id` of this turn, when a program the
+    /// provider ran made it ([`ChatRequest::hosted_code`]); `None` for a call the model made
+    /// directly, or an id that is not one of the turn's calls. The id is the provider's: the
+    /// `call_id` of an OpenAI Responses `program` item, the id of an Anthropic code execution
+    /// (`srvtoolu_…`). Such a call is answered like any other.
+    ///
+    /// ```
+    /// use agent_toolkit::model::{AssistantMessage, NativeItems};
+    /// use agent_toolkit::ToolCall;
+    /// use serde_json::json;
+    ///
+    /// let mut turn = AssistantMessage::new("", vec![ToolCall::new("call_1", "add", r#"{"a":1}"#)]);
+    /// turn.native = Some(Box::new(NativeItems::new("openai-responses", vec![
+    ///     json!({"type": "program", "call_id": "prog_1", "code": "..", "fingerprint": "f"}),
+    ///     json!({"type": "function_call", "call_id": "call_1", "name": "add",
+    ///            "arguments": "{\"a\":1}", "caller": {"type": "program", "caller_id": "prog_1"}}),
+    /// ])));
+    /// assert_eq!(turn.program_of("call_1"), Some("prog_1"));
+    /// assert_eq!(turn.program_of("call_2"), None);
+    /// ```
+    ///
+    /// [`ChatRequest::hosted_code`]: crate::model::ChatRequest::hosted_code
+    pub fn program_of(&self, call_id: &str) -> Option<&str> {
+        if !self.tool_calls.iter().any(|call| &*call.id == call_id) {
+            return None;
+        }
+        self.native.as_ref()?.program_of(call_id)
+    }
+
+    /// The provider's own items of this turn, when `provider` (a
+    /// [`NativeItems::provider`] name) wrote them: what a provider replays of a turn it wrote.
+    pub fn native_of(&self, provider: &str) -> Option<&NativeItems> {
+        self.native.as_deref().filter(|n| n.provider == provider)
+    }
+}
+
+/// A tool's result in a conversation: the [`Message::Tool`] kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolMessage {
+    /// The call it answers.
+    pub call_id: Arc<str>,
+    /// The tool's name.
+    pub name: String,
+    /// The result as the model reads it.
+    #[serde(default)]
+    pub content: String,
+    /// The call failed (Anthropic's `is_error`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// Tools this result makes callable (the answer of a tool search). Providers with
+    /// client-side tool search send them as references the model can call (Anthropic
+    /// `tool_reference` blocks); others show the text alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_references: Vec<String>,
+}
+
+impl ToolMessage {
+    /// The result `content` of the call `call_id` of the tool `name`.
+    pub fn new(
+        call_id: impl Into<Arc<str>>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        ToolMessage {
+            call_id: call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: false,
+            tool_references: Vec::new(),
+        }
+    }
 }
 
 /// A change of the tools the model may call, at one point of a conversation: tools found by
 /// a search or switched on with their group (`added`), tools switched off (`removed`).
 ///
-/// An agent records one as a system message ([`Message::tool_change`]) when it talks to a
+/// An agent records one in its conversation ([`Message::ToolChange`]) when it talks to a
 /// model whose provider keeps its prompt cache across such changes
 /// ([`ToolFeatures::tool_changes`](crate::model::ToolFeatures)).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -97,6 +213,23 @@ impl ToolChange {
     /// Whether it changes nothing.
     pub fn is_empty(&self) -> bool {
         self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// The change in words, for providers that show it as a system message:
+    /// `[tools] Now available: a, b. No longer available: c.`
+    pub fn describe(&self) -> String {
+        let mut text = String::from("[tools]");
+        if !self.added.is_empty() {
+            let names: Vec<&str> = self.added.iter().map(|d| d.name()).collect();
+            text.push_str(&format!(" Now available: {}.", names.join(", ")));
+        }
+        if !self.removed.is_empty() {
+            text.push_str(&format!(
+                " No longer available: {}.",
+                self.removed.join(", ")
+            ));
+        }
+        text
     }
 }
 
@@ -162,69 +295,40 @@ impl NativeItems {
 }
 
 impl Message {
-    fn new(role: Role, content: impl Into<String>) -> Self {
-        Message {
-            role,
-            content: content.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-            name: None,
-            is_error: false,
-            calls_in_text: false,
-            tool_references: Vec::new(),
-            tool_change: None,
-            native: None,
-        }
-    }
-
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Self::new(Role::System, content)
+        Message::System {
+            content: content.into(),
+        }
     }
 
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self::new(Role::User, content)
+        Message::User {
+            content: content.into(),
+        }
     }
 
-    /// An assistant message with text and tool calls.
+    /// An assistant turn with text and tool calls.
     pub fn assistant(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
-        Message {
-            tool_calls,
-            ..Self::new(Role::Assistant, content)
-        }
+        Message::Assistant(AssistantMessage::new(content, tool_calls))
     }
 
-    /// A system message recording a change of the tool list (see [`ToolChange`]); its text
-    /// says the same in words, for providers that show it as text.
+    /// A change of the tool list (see [`ToolChange`]).
     pub fn tool_change(change: ToolChange) -> Self {
-        let mut text = String::from("[tools]");
-        if !change.added.is_empty() {
-            let names: Vec<&str> = change.added.iter().map(|d| d.name()).collect();
-            text.push_str(&format!(" Now available: {}.", names.join(", ")));
-        }
-        if !change.removed.is_empty() {
-            text.push_str(&format!(
-                " No longer available: {}.",
-                change.removed.join(", ")
-            ));
-        }
-        Message {
-            tool_change: Some(Box::new(change)),
-            ..Self::new(Role::System, text)
-        }
+        Message::ToolChange(change)
     }
 
     /// The message that gives a tool's result back to the model.
     pub fn tool_result(result: &ToolResult) -> Self {
-        Message {
+        Message::Tool(ToolMessage {
             is_error: result.is_error(),
-            ..Self::tool(
+            ..ToolMessage::new(
                 result.call_id.clone(),
                 result.name.clone(),
                 result.model_text(),
             )
-        }
+        })
     }
 
     /// A tool message answering the call `call_id` of the tool `name` with `content`: for
@@ -234,40 +338,7 @@ impl Message {
         name: impl Into<String>,
         content: impl Into<String>,
     ) -> Self {
-        Message {
-            tool_call_id: Some(call_id.into()),
-            name: Some(name.into()),
-            ..Self::new(Role::Tool, content)
-        }
-    }
-
-    /// For an assistant message: the id of the program that made its call `call_id`, when a
-    /// program the provider ran made it ([`ChatRequest::hosted_code`]); `None` for a call the
-    /// model made directly, or an id that is not one of the message's calls. The id is the
-    /// provider's: the `call_id` of an OpenAI Responses `program` item, the id of an Anthropic
-    /// code execution (`srvtoolu_…`). Such a call is answered like any other.
-    ///
-    /// ```
-    /// use agent_toolkit::model::{Message, NativeItems};
-    /// use agent_toolkit::ToolCall;
-    /// use serde_json::json;
-    ///
-    /// let mut turn = Message::assistant("", vec![ToolCall::new("call_1", "add", r#"{"a":1}"#)]);
-    /// turn.native = Some(Box::new(NativeItems::new("openai-responses", vec![
-    ///     json!({"type": "program", "call_id": "prog_1", "code": "..", "fingerprint": "f"}),
-    ///     json!({"type": "function_call", "call_id": "call_1", "name": "add",
-    ///            "arguments": "{\"a\":1}", "caller": {"type": "program", "caller_id": "prog_1"}}),
-    /// ])));
-    /// assert_eq!(turn.program_of("call_1"), Some("prog_1"));
-    /// assert_eq!(turn.program_of("call_2"), None);
-    /// ```
-    ///
-    /// [`ChatRequest::hosted_code`]: crate::model::ChatRequest::hosted_code
-    pub fn program_of(&self, call_id: &str) -> Option<&str> {
-        if !self.tool_calls.iter().any(|call| &*call.id == call_id) {
-            return None;
-        }
-        self.native.as_ref()?.program_of(call_id)
+        Message::Tool(ToolMessage::new(call_id, name, content))
     }
 
     /// [`tool`](Self::tool) for a call that failed; `content` says why, for the model.
@@ -276,9 +347,160 @@ impl Message {
         name: impl Into<String>,
         content: impl Into<String>,
     ) -> Self {
-        Message {
+        Message::Tool(ToolMessage {
             is_error: true,
-            ..Self::tool(call_id, name, content)
+            ..ToolMessage::new(call_id, name, content)
+        })
+    }
+
+    /// Who wrote it: a tool-list change counts as [`Role::System`].
+    pub fn role(&self) -> Role {
+        match self {
+            Message::System { .. } | Message::ToolChange(_) => Role::System,
+            Message::User { .. } => Role::User,
+            Message::Assistant(_) => Role::Assistant,
+            Message::Tool(_) => Role::Tool,
         }
     }
+
+    /// Its text: what the system, the user, the model or the tool wrote; empty for a
+    /// tool-list change (its words are [`ToolChange::describe`]).
+    pub fn content(&self) -> &str {
+        match self {
+            Message::System { content } | Message::User { content } => content,
+            Message::Assistant(turn) => &turn.content,
+            Message::Tool(result) => &result.content,
+            Message::ToolChange(_) => "",
+        }
+    }
+
+    /// The tool calls of an assistant turn; empty for every other kind.
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant(turn) => &turn.tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// The assistant turn, when it is one.
+    pub fn as_assistant(&self) -> Option<&AssistantMessage> {
+        match self {
+            Message::Assistant(turn) => Some(turn),
+            _ => None,
+        }
+    }
+
+    /// The tool result, when it is one.
+    pub fn as_tool(&self) -> Option<&ToolMessage> {
+        match self {
+            Message::Tool(result) => Some(result),
+            _ => None,
+        }
+    }
+}
+
+/// The call ids a conversation has used: its turns' calls and the results' call ids.
+pub(crate) fn call_ids(messages: &[Message]) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for message in messages {
+        match message {
+            Message::Assistant(turn) => {
+                ids.extend(turn.tool_calls.iter().map(|c| c.id.to_string()))
+            }
+            Message::Tool(result) => {
+                ids.insert(result.call_id.to_string());
+            }
+            _ => {}
+        }
+    }
+    ids
+}
+
+impl From<AssistantMessage> for Message {
+    fn from(turn: AssistantMessage) -> Self {
+        Message::Assistant(turn)
+    }
+}
+
+impl From<ToolMessage> for Message {
+    fn from(result: ToolMessage) -> Self {
+        Message::Tool(result)
+    }
+}
+
+impl From<ToolChange> for Message {
+    fn from(change: ToolChange) -> Self {
+        Message::ToolChange(change)
+    }
+}
+
+/// The form messages were stored in before they were a closed set of kinds (format version 1
+/// of a paused run, version 0–1 of an A2A conversation): one struct with a `role` and optional
+/// fields. Read only, to upgrade stored values ([`upgrade_v1`]).
+#[derive(Deserialize)]
+struct MessageV1 {
+    role: Role,
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    tool_call_id: Option<Arc<str>>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    calls_in_text: bool,
+    #[serde(default)]
+    tool_references: Vec<String>,
+    #[serde(default)]
+    tool_change: Option<ToolChange>,
+    #[serde(default)]
+    native: Option<Box<NativeItems>>,
+}
+
+impl MessageV1 {
+    fn upgrade(self) -> Result<Message, String> {
+        Ok(match self.role {
+            Role::System => match self.tool_change {
+                Some(change) => Message::ToolChange(change),
+                None => Message::system(self.content),
+            },
+            Role::User => Message::user(self.content),
+            Role::Assistant => Message::Assistant(AssistantMessage {
+                content: self.content,
+                tool_calls: self.tool_calls,
+                calls_in_text: self.calls_in_text,
+                native: self.native,
+            }),
+            Role::Tool => Message::Tool(ToolMessage {
+                call_id: self
+                    .tool_call_id
+                    .ok_or("a tool message without `tool_call_id`")?,
+                name: self.name.unwrap_or_default(),
+                content: self.content,
+                is_error: self.is_error,
+                tool_references: self.tool_references,
+            }),
+        })
+    }
+}
+
+/// Rewrites a list of messages stored in the form before the closed set of kinds
+/// (`{"role": .., "content": .., "tool_calls": ..}`) into today's form, in place: the upgrade
+/// step of the stored values that hold a conversation.
+pub(crate) fn upgrade_v1(messages: &mut serde_json::Value) -> Result<(), String> {
+    let Some(list) = messages.as_array_mut() else {
+        return Ok(());
+    };
+    for (i, item) in list.iter_mut().enumerate() {
+        let old: MessageV1 = serde_json::from_value(item.take())
+            .map_err(|e| format!("message {i} of the earlier form: {e}"))?;
+        let message = old
+            .upgrade()
+            .map_err(|e| format!("message {i} of the earlier form: {e}"))?;
+        *item = serde_json::to_value(message).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }

@@ -8,7 +8,7 @@
 //!
 //! | Module | Owns |
 //! |---|---|
-//! | `message` | [`Message`] and [`Role`]: one message of a conversation |
+//! | `message` | [`Message`] (its kinds [`AssistantMessage`], [`ToolMessage`], [`ToolChange`]) and [`Role`]: one item of a conversation |
 //! | `request` | [`ChatRequest`], [`ToolChoice`], [`GenerationOptions`] |
 //! | `response` | [`ChatResponse`], [`Usage`], [`FinishReason`], the streamed [`ChatEvent`]s |
 //! | `error` | [`ModelError`] and which failures are worth retrying |
@@ -31,7 +31,7 @@ mod anthropic;
 mod error;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
-mod message;
+pub(crate) mod message;
 #[cfg(feature = "openai")]
 mod openai;
 mod request;
@@ -41,7 +41,7 @@ mod text_calls;
 #[cfg(feature = "anthropic")]
 pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder, AnthropicToolSearch};
 pub use error::ModelError;
-pub use message::{Message, NativeItems, Role, ToolChange};
+pub use message::{AssistantMessage, Message, NativeItems, Role, ToolChange, ToolMessage};
 #[cfg(feature = "openai")]
 pub use openai::{
     OpenAiChat, OpenAiChatBuilder, OpenAiResponses, OpenAiResponsesBuilder, ResponsesToolSearch,
@@ -125,7 +125,7 @@ pub struct ToolFeatures {
     /// client's tools ([`ChatRequest::hosted_code`]): OpenAI Responses' programmatic tool
     /// calling, Anthropic's code execution tool. A call made by a program comes back as an
     /// ordinary [`ToolCall`](crate::ToolCall), answered like any other;
-    /// [`Message::program_of`] says which program made it.
+    /// [`AssistantMessage::program_of`] says which program made it.
     pub hosted_code: bool,
 }
 

@@ -111,8 +111,8 @@ pub struct ChatRequest {
     ///
     /// A call made by a program arrives as an ordinary [`ToolCall`](crate::ToolCall) of the
     /// assistant message and is answered by a tool message like any other;
-    /// [`Message::program_of`] tells it apart. The provider's own items (the program, its
-    /// output, the code execution blocks) travel in [`Message::native`] and go back
+    /// [`AssistantMessage::program_of`](crate::model::AssistantMessage::program_of) tells it apart. The provider's own items (the program, its
+    /// output, the code execution blocks) travel in [`AssistantMessage::native`](crate::model::AssistantMessage::native) and go back
     /// unchanged. Set it only for models with
     /// [`ToolFeatures::hosted_code`](crate::model::ToolFeatures::hosted_code); other providers
     /// ignore it. Off by default, and a request without it is the same as before it existed.

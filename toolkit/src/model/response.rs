@@ -1,11 +1,11 @@
-//! [`ChatResponse`]: what a chat model answers — the assistant [`Message`], its [`Usage`]
+//! [`ChatResponse`]: what a chat model answers — the [`AssistantMessage`], its [`Usage`]
 //! and [`FinishReason`] — and the [`ChatEvent`]s of a streamed answer.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::message::Message;
+use super::message::AssistantMessage;
 
 /// Token counts of one response.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,17 +46,17 @@ pub enum FinishReason {
 ///
 /// ```
 /// use agent_toolkit::ToolCall;
-/// use agent_toolkit::model::{ChatResponse, FinishReason, Message, Usage};
+/// use agent_toolkit::model::{AssistantMessage, ChatResponse, FinishReason, Usage};
 ///
 /// let call = ToolCall::new("call_1", "add", r#"{"a":1,"b":2}"#);
-/// let response = ChatResponse::new(Message::assistant("", vec![call])).with_usage(Usage::new(12, 5));
+/// let response = ChatResponse::new(AssistantMessage::new("", vec![call])).with_usage(Usage::new(12, 5));
 /// assert_eq!(response.finish_reason, FinishReason::ToolCalls);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct ChatResponse {
-    /// The assistant message: text and/or tool calls.
-    pub message: Message,
+    /// The model's turn: text and/or tool calls.
+    pub message: AssistantMessage,
     /// Token counts, when the provider reports them.
     pub usage: Usage,
     /// Why it stopped.
@@ -65,9 +65,9 @@ pub struct ChatResponse {
 
 impl ChatResponse {
     /// The response carrying `message`, without token counts, finished with
-    /// [`FinishReason::ToolCalls`] when the message calls tools and [`FinishReason::Stop`]
+    /// [`FinishReason::ToolCalls`] when the turn calls tools and [`FinishReason::Stop`]
     /// otherwise.
-    pub fn new(message: Message) -> Self {
+    pub fn new(message: AssistantMessage) -> Self {
         let finish_reason = if message.tool_calls.is_empty() {
             FinishReason::Stop
         } else {

@@ -26,6 +26,56 @@ pub(crate) trait Stored: Serialize {
     /// The version of a value stored without any, when such values were written once (before
     /// this form existed) and are still read.
     const UNVERSIONED: Option<u32> = None;
+
+    /// Rewrites the fields of a value of the older `version` (one of [`READS`](Self::READS))
+    /// into today's form, before it is read; an error says what could not be rewritten. By
+    /// default the forms are the same.
+    fn upgrade(_version: u32, _fields: &mut Map<String, Value>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Upgrades a value of `T` stored inside another stored value (which does not go through
+/// [`decode`]) to today's form: its version is checked and its fields rewritten as
+/// [`Stored::upgrade`] says. Anything but an object is left for the reader to refuse.
+#[cfg_attr(not(all(feature = "a2a", durable)), allow(dead_code))]
+pub(crate) fn upgrade_nested<T: Stored>(value: &mut Value) -> Result<(), StoredError> {
+    if let Value::Object(fields) = value {
+        upgrade::<T>(fields)?;
+    }
+    Ok(())
+}
+
+/// Checks the version of `fields` and rewrites them into today's form, the version included.
+fn upgrade<T: Stored>(fields: &mut Map<String, Value>) -> Result<(), StoredError> {
+    let version = fields.get("version").or_else(|| fields.get("v"));
+    let found = match (version, T::UNVERSIONED) {
+        (Some(version), _) => version.as_u64(),
+        (None, unversioned) => unversioned.map(u64::from),
+    };
+    let Some(found) = found else {
+        return Err(StoredError::Malformed {
+            what: T::WHAT,
+            reason: "it has no format version".into(),
+        });
+    };
+    let readable = u32::try_from(found).ok().filter(|v| T::READS.contains(v));
+    let Some(found) = readable else {
+        return Err(StoredError::Version {
+            what: T::WHAT,
+            found,
+            reads: T::READS,
+        });
+    };
+    fields.remove("v");
+    if found != T::VERSION {
+        T::upgrade(found, fields).map_err(|reason| StoredError::Malformed {
+            what: T::WHAT,
+            reason: format!("upgrading it from version {found}: {reason}"),
+        })?;
+        fields.insert("version".into(), Value::from(T::VERSION));
+    }
+    Ok(())
 }
 
 /// `value` in the versioned form (its own `version` field, if it has one, is kept).
@@ -77,22 +127,7 @@ pub(crate) fn decode_value<T: Stored + DeserializeOwned>(value: Value) -> Result
             )));
         }
     };
-    let version = fields.get("version").or_else(|| fields.get("v"));
-    let found = match (version, T::UNVERSIONED) {
-        (Some(version), _) => version.as_u64(),
-        (None, unversioned) => unversioned.map(u64::from),
-    };
-    let Some(found) = found else {
-        return Err(malformed("it has no format version".into()));
-    };
-    if !u32::try_from(found).is_ok_and(|v| T::READS.contains(&v)) {
-        return Err(StoredError::Version {
-            what: T::WHAT,
-            found,
-            reads: T::READS,
-        });
-    }
-    fields.remove("v");
+    upgrade::<T>(&mut fields)?;
     serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
         let path = e.path().to_string();
         let at = if path == "." {

@@ -2,7 +2,6 @@
 //! document 000's clients send.
 
 use std::fmt;
-use std::sync::Arc;
 
 use a2a::{Message, Part, PartContent};
 use serde::{Deserialize, Serialize};
@@ -71,12 +70,13 @@ impl ToolResultEntry {
 
     /// The tool message a model sees for this result.
     pub fn to_message(&self) -> model::Message {
-        let mut message = model::Message::user(self.content.clone());
-        message.role = model::Role::Tool;
-        message.tool_call_id = Some(Arc::from(self.tool_call_id.as_str()));
-        message.name = Some(self.name.clone());
-        message.is_error = self.is_error;
-        message
+        let mut result = model::ToolMessage::new(
+            self.tool_call_id.as_str(),
+            self.name.clone(),
+            self.content.clone(),
+        );
+        result.is_error = self.is_error;
+        result.into()
     }
 }
 
@@ -325,8 +325,9 @@ mod tests {
         );
         assert_eq!(extract_tool_results(&message(vec![part])).unwrap(), entries);
         let msg = entries[1].to_message();
-        assert!(msg.is_error);
-        assert_eq!(msg.tool_call_id.as_deref(), Some("c2"));
+        let result = msg.as_tool().expect("a tool result");
+        assert!(result.is_error);
+        assert_eq!(&*result.call_id, "c2");
     }
 
     #[test]

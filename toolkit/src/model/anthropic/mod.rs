@@ -38,8 +38,8 @@ use serde_json::{Map, Value, json};
 use super::http::{self, Endpoint, HttpSettings, recovery};
 use super::text_calls::plain_history;
 use super::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError,
-    NativeItems, Role, ToolChoice, ToolFeatures, Usage,
+    AssistantMessage, ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
+    ModelError, NativeItems, ToolChoice, ToolFeatures, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
 use crate::tool::{ToolCall, ToolDefinition};
@@ -317,7 +317,10 @@ impl AnthropicMessages {
             let added = request
                 .messages
                 .iter()
-                .filter_map(|m| m.tool_change.as_ref())
+                .filter_map(|m| match m {
+                    Message::ToolChange(change) => Some(change),
+                    _ => None,
+                })
                 .flat_map(|c| c.added.iter());
             for tool in request.tools.iter().chain(added) {
                 defer(tool, &mut list);
@@ -398,50 +401,50 @@ impl Wire<'_> {
         // Whether the last wire message is a user message of tool results that may grow.
         let mut open_results = false;
         for message in messages {
-            match message.role {
-                Role::System => match &message.tool_change {
-                    Some(change) if self.tool_changes => {
-                        open_results = false;
-                        let blocks: Vec<Value> = change
-                            .added
-                            .iter()
-                            .map(|t| ("tool_addition", t.name()))
-                            .chain(change.removed.iter().map(|n| ("tool_removal", n.as_str())))
-                            .map(|(kind, name)| {
-                                json!({"type": kind, "tool": {"type": "tool_reference", "name": wire_name(names, name)}})
-                            })
-                            .collect();
-                        wire.push(json!({"role": "system", "content": blocks}));
-                    }
-                    // Without the beta the tools sent already say what is callable.
-                    Some(_) => {}
-                    None => system.push(message.content.as_str()),
-                },
-                Role::User if open_results => {
+            match message {
+                Message::ToolChange(change) if self.tool_changes => {
+                    open_results = false;
+                    let blocks: Vec<Value> = change
+                        .added
+                        .iter()
+                        .map(|t| ("tool_addition", t.name()))
+                        .chain(change.removed.iter().map(|n| ("tool_removal", n.as_str())))
+                        .map(|(kind, name)| {
+                            json!({"type": kind, "tool": {"type": "tool_reference", "name": wire_name(names, name)}})
+                        })
+                        .collect();
+                    wire.push(json!({"role": "system", "content": blocks}));
+                }
+                // Without the beta the tools sent already say what is callable.
+                Message::ToolChange(_) => {}
+                Message::System { content } => system.push(content.as_str()),
+                Message::User { content } if open_results => {
                     if let Some(blocks) = last_blocks(&mut wire) {
-                        blocks.push(json!({"type": "text", "text": message.content}));
+                        blocks.push(json!({"type": "text", "text": content}));
                     }
                     open_results = false;
                 }
-                Role::User => wire.push(json!({"role": "user", "content": message.content})),
-                Role::Tool => {
+                Message::User { content } => {
+                    wire.push(json!({"role": "user", "content": content}));
+                }
+                Message::Tool(result) => {
                     let mut block = json!({
                         "type": "tool_result",
-                        "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
-                        "content": message.content,
+                        "tool_use_id": result.call_id,
+                        "content": result.content,
                     });
-                    let references: Vec<Value> = message
+                    let references: Vec<Value> = result
                         .tool_references
                         .iter()
                         .filter(|name| self.deferred.contains(name.as_str()))
                         .map(|name| json!({"type": "tool_reference", "tool_name": wire_name(names, name)}))
                         .collect();
                     if !references.is_empty() {
-                        let mut content = vec![json!({"type": "text", "text": message.content})];
+                        let mut content = vec![json!({"type": "text", "text": result.content})];
                         content.extend(references);
                         block["content"] = Value::Array(content);
                     }
-                    if message.is_error {
+                    if result.is_error {
                         block["is_error"] = json!(true);
                     }
                     match last_blocks(&mut wire).filter(|_| open_results) {
@@ -450,16 +453,16 @@ impl Wire<'_> {
                     }
                     open_results = true;
                 }
-                Role::Assistant => {
+                Message::Assistant(turn) => {
                     open_results = false;
-                    let blocks = match replayed(message) {
+                    let blocks = match replayed(turn) {
                         Some(blocks) => blocks,
                         None => {
                             let mut blocks = Vec::new();
-                            if !message.content.is_empty() {
-                                blocks.push(json!({"type": "text", "text": message.content}));
+                            if !turn.content.is_empty() {
+                                blocks.push(json!({"type": "text", "text": turn.content}));
                             }
-                            for call in &message.tool_calls {
+                            for call in &turn.tool_calls {
                                 blocks.push(json!({
                                     "type": "tool_use",
                                     "id": call.id,
@@ -484,15 +487,15 @@ impl Wire<'_> {
 
 /// The blocks this provider wrote for an assistant message, to send back unchanged — when
 /// they are still the message's: the same calls, in the same order.
-fn replayed(message: &Message) -> Option<Vec<Value>> {
-    let native = message.native.as_ref().filter(|n| n.provider == PROVIDER)?;
+fn replayed(turn: &AssistantMessage) -> Option<Vec<Value>> {
+    let native = turn.native_of(PROVIDER)?;
     let ids: Vec<&str> = native
         .items
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
         .filter_map(|b| b.get("id").and_then(Value::as_str))
         .collect();
-    let calls: Vec<&str> = message.tool_calls.iter().map(|c| &*c.id).collect();
+    let calls: Vec<&str> = turn.tool_calls.iter().map(|c| &*c.id).collect();
     (ids == calls).then(|| native.items.clone())
 }
 
@@ -502,7 +505,7 @@ fn last_container(messages: &[Message]) -> Option<&str> {
     messages
         .iter()
         .rev()
-        .filter_map(|m| m.native.as_ref().filter(|n| n.provider == PROVIDER))
+        .filter_map(|m| m.as_assistant()?.native_of(PROVIDER))
         .find_map(|n| n.container.as_ref()?.get("id")?.as_str())
 }
 
@@ -665,7 +668,7 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
     }
     let container = read_container("the message", message.container)?;
     let usage = message.usage.unwrap_or_default();
-    let mut reply = Message::assistant(text, calls);
+    let mut reply = AssistantMessage::new(text, calls);
     reply.native = native_items(message.content, container);
     Ok(ChatResponse {
         message: reply,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{WireBlock, WireUsage, call, check_caller, native_items, read_container, stop_reason};
 use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
-use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
+use crate::model::{AssistantMessage, ChatEvent, ChatResponse, ModelError, Usage};
 
 /// One streaming event, by its `type` field (the SSE `event:` name repeats it).
 #[derive(Deserialize)]
@@ -189,7 +189,7 @@ impl StreamState {
             .into_values()
             .map(RawBlock::finish)
             .collect();
-        let mut message = Message::assistant(std::mem::take(&mut self.text), calls);
+        let mut message = AssistantMessage::new(std::mem::take(&mut self.text), calls);
         message.native = native_items(blocks, self.container.take());
         out.push(ChatEvent::Done(ChatResponse {
             message,

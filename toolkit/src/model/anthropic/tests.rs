@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{DeferredTool, GenerationOptions, ToolChange};
+use crate::model::{DeferredTool, GenerationOptions, ToolChange, ToolMessage};
 use crate::tool::GroupInfo;
 
 fn model(search: AnthropicToolSearch) -> AnthropicMessages {
@@ -39,7 +39,7 @@ fn tool(name: &str) -> ToolDefinition {
 /// their bodies without hosted code are compared with those written before hosted code
 /// existed.
 fn unchanged_requests() -> Vec<(AnthropicToolSearch, ChatRequest, bool)> {
-    let mut replayed = Message::assistant(
+    let mut replayed = AssistantMessage::new(
         "",
         vec![ToolCall::new("toolu_1", "get.weather", r#"{"id":"Paris"}"#)],
     );
@@ -86,7 +86,7 @@ fn unchanged_requests() -> Vec<(AnthropicToolSearch, ChatRequest, bool)> {
     }));
     let catalog = ChatRequest::new(vec![
         Message::user("Weather in Paris?"),
-        replayed,
+        replayed.into(),
         Message::tool("toolu_1", "get.weather", "18°C"),
         Message::tool_change(ToolChange::new(vec![tool("crm_find")], vec!["read".into()])),
         Message::user("And the customer?"),
@@ -108,10 +108,10 @@ fn unchanged_requests() -> Vec<(AnthropicToolSearch, ChatRequest, bool)> {
                 r#"{"query":"customer"}"#,
             )],
         ),
-        Message {
+        Message::Tool(ToolMessage {
             tool_references: vec!["crm_find".into()],
-            ..Message::tool("toolu_9", "search_tools", "crm_find: The crm_find tool.")
-        },
+            ..ToolMessage::new("toolu_9", "search_tools", "crm_find: The crm_find tool.")
+        }),
     ])
     .with_tools(vec![tool("read")])
     .with_deferred_tools(vec![DeferredTool::new(tool("crm_find"), group)])
@@ -258,7 +258,7 @@ fn blocks_go_back_unchanged_and_the_container_is_reused() {
     .message;
     let messages = vec![
         Message::user("Weather in Paris?"),
-        first,
+        first.into(),
         Message::tool("toolu_1", "get.weather", "18°C"),
     ];
     let request = ChatRequest::new(messages.clone())
@@ -294,14 +294,14 @@ fn blocks_go_back_unchanged_and_the_container_is_reused() {
     );
 
     // The last container named wins; a turn of another provider is skipped.
-    let mut other = Message::assistant("", Vec::new());
+    let mut other = AssistantMessage::new("", Vec::new());
     let mut native = NativeItems::new("openai-responses", Vec::new());
     native.container = Some(json!({"id": "container_other"}));
     other.native = Some(Box::new(native));
     let mut messages = messages;
-    messages.push(later);
+    messages.push(later.into());
     messages.push(Message::user("Again."));
-    messages.push(other);
+    messages.push(other.into());
     let request = ChatRequest::new(messages.clone())
         .with_tools(vec![tool("get.weather")])
         .with_hosted_code(true);

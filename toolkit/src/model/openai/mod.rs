@@ -23,8 +23,8 @@ use serde_json::{Map, Value, json};
 use super::http::{self, Endpoint, HttpSettings, recovery};
 use super::text_calls::plain_history;
 use super::{
-    ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, Role,
-    ToolChoice, Usage,
+    AssistantMessage, ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
+    ModelError, ToolChoice, Usage,
 };
 use crate::dialect::{Dialect, NameMap};
 use crate::tool::ToolCall;
@@ -98,7 +98,7 @@ impl OpenAiChatBuilder {
         /// parameters, approvals); a call of a tool that is not offered gets an error result the
         /// model reads. Text with no call in it stays the answer. Each call read this way is
         /// logged (`tracing`, info). Such a message is marked
-        /// [`Message::calls_in_text`] and sent back as the text it was, with its results as a
+        /// [`AssistantMessage::calls_in_text`] and sent back as the text it was, with its results as a
         /// user message in plain words.
         ///
         /// When the server rejects the model's own output ([`ModelError::OutputRejected`], e.g.
@@ -317,21 +317,22 @@ fn wire_name<'a>(names: &'a NameMap, name: &'a str) -> Cow<'a, str> {
 }
 
 fn wire_message(message: &Message, names: &NameMap) -> Value {
-    match message.role {
-        Role::System => json!({"role": "system", "content": message.content}),
-        Role::User => json!({"role": "user", "content": message.content}),
-        Role::Assistant => {
+    match message {
+        Message::System { content } => json!({"role": "system", "content": content}),
+        Message::ToolChange(change) => json!({"role": "system", "content": change.describe()}),
+        Message::User { content } => json!({"role": "user", "content": content}),
+        Message::Assistant(turn) => {
             let mut wire = Map::new();
             wire.insert("role".into(), json!("assistant"));
             // OpenAI wants `null`, not "", beside tool calls.
-            let content = if message.content.is_empty() && !message.tool_calls.is_empty() {
+            let content = if turn.content.is_empty() && !turn.tool_calls.is_empty() {
                 Value::Null
             } else {
-                json!(message.content)
+                json!(turn.content)
             };
             wire.insert("content".into(), content);
-            if !message.tool_calls.is_empty() {
-                let calls = message
+            if !turn.tool_calls.is_empty() {
+                let calls = turn
                     .tool_calls
                     .iter()
                     .map(|call| {
@@ -349,10 +350,10 @@ fn wire_message(message: &Message, names: &NameMap) -> Value {
             }
             Value::Object(wire)
         }
-        Role::Tool => json!({
+        Message::Tool(result) => json!({
             "role": "tool",
-            "tool_call_id": message.tool_call_id.as_deref().unwrap_or_default(),
-            "content": message.content,
+            "tool_call_id": result.call_id,
+            "content": result.content,
         }),
     }
 }
@@ -462,7 +463,7 @@ fn parse_response(body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelErr
         .collect::<Vec<_>>();
     let finish_reason = finish_reason(choice.finish_reason.as_deref(), !calls.is_empty());
     Ok(ChatResponse {
-        message: Message::assistant(text, calls),
+        message: AssistantMessage::new(text, calls),
         usage: completion.usage.unwrap_or_default().into(),
         finish_reason,
     })

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::{WireUsage, finish_call, finish_reason};
 use crate::dialect::NameMap;
 use crate::model::http::{self, sse::StreamAssembler};
-use crate::model::{ChatEvent, ChatResponse, Message, ModelError, Usage};
+use crate::model::{AssistantMessage, ChatEvent, ChatResponse, ModelError, Usage};
 
 #[derive(Deserialize)]
 struct WireChunk {
@@ -144,7 +144,7 @@ impl StreamState {
         }
         let finish_reason = finish_reason(self.finish_reason.as_deref(), !calls.is_empty());
         out.push(ChatEvent::Done(ChatResponse {
-            message: Message::assistant(std::mem::take(&mut self.text), calls),
+            message: AssistantMessage::new(std::mem::take(&mut self.text), calls),
             usage: self.usage,
             finish_reason,
         }));

@@ -41,13 +41,14 @@ pub use syntax::TextCallFormat;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) use recover::{plain_history, recover};
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
 
+use super::message::call_ids;
 use super::{
-    ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice, Usage,
+    AssistantMessage, ChatModel, ChatRequest, ChatResponse, FinishReason, Message, ModelError,
+    ToolChoice, Usage,
 };
 use crate::dialect::Dialect;
 use crate::tool::ToolDefinition;
@@ -168,13 +169,7 @@ impl<M: ChatModel> TextToolCalls<M> {
             }),
             ToolChoice::Auto | ToolChoice::None => None,
         };
-        let taken: HashSet<String> = messages
-            .iter()
-            .flat_map(|m| {
-                let calls = m.tool_calls.iter().map(|c| c.id.to_string());
-                calls.chain(m.tool_call_id.as_deref().map(str::to_owned))
-            })
-            .collect();
+        let taken = call_ids(&messages);
         let mut sent = prompted(
             messages,
             &tools,
@@ -297,7 +292,7 @@ fn assemble(response: ChatResponse, parsed: ParsedReply, usage: Usage) -> ChatRe
         FinishReason::ToolCalls
     };
     ChatResponse {
-        message: Message::assistant(parsed.text, calls),
+        message: AssistantMessage::new(parsed.text, calls),
         usage,
         finish_reason,
     }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::error::TextCallError;
 use super::syntax::TextCallFormat;
-use crate::model::{Message, Role, ToolChoice};
+use crate::model::{Message, ToolChoice, ToolMessage};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 
@@ -110,8 +110,8 @@ pub(super) fn history(
     let mut section = section;
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     // The run of tool messages being gathered into one user message.
-    let mut results: Vec<Message> = Vec::new();
-    let flush = |results: &mut Vec<Message>, out: &mut Vec<Message>| {
+    let mut results: Vec<ToolMessage> = Vec::new();
+    let flush = |results: &mut Vec<ToolMessage>, out: &mut Vec<Message>| {
         if !results.is_empty() {
             out.push(Message::user(results_text(
                 &results.iter().collect::<Vec<_>>(),
@@ -119,32 +119,33 @@ pub(super) fn history(
             results.clear();
         }
     };
-    for mut message in messages {
-        if message.role != Role::Tool {
+    for message in messages {
+        if !matches!(message, Message::Tool(_)) {
             flush(&mut results, &mut out);
         }
-        match message.role {
-            Role::System => {
+        match message {
+            Message::System { mut content } => {
                 if let Some(section) = section.take() {
-                    if !message.content.trim().is_empty() {
-                        message.content.push_str("\n\n");
-                    }
-                    message.content.push_str(&section);
-                }
-                out.push(message);
-            }
-            Role::Assistant => {
-                let mut content = message.content;
-                if !message.tool_calls.is_empty() {
                     if !content.trim().is_empty() {
                         content.push_str("\n\n");
                     }
-                    content.push_str(&render_calls(&message.tool_calls, format));
+                    content.push_str(&section);
+                }
+                out.push(Message::system(content));
+            }
+            Message::Assistant(turn) => {
+                let mut content = turn.content;
+                if !turn.tool_calls.is_empty() {
+                    if !content.trim().is_empty() {
+                        content.push_str("\n\n");
+                    }
+                    content.push_str(&render_calls(&turn.tool_calls, format));
                 }
                 out.push(Message::assistant(content, Vec::new()));
             }
-            Role::Tool => results.push(message),
-            Role::User => out.push(message),
+            Message::Tool(result) => results.push(result),
+            Message::ToolChange(change) => out.push(Message::system(change.describe())),
+            other => out.push(other),
         }
     }
     flush(&mut results, &mut out);
@@ -159,7 +160,7 @@ pub(super) fn history(
 /// notes): a result alone, then what to do with it. Rewording it is measured, not guessed: a
 /// sentence naming a fixed prefix for results made small models write invented results in
 /// that shape instead of calling.
-pub(super) fn results_text(results: &[&Message]) -> String {
+pub(super) fn results_text(results: &[&ToolMessage]) -> String {
     let failed = results.iter().any(|m| m.is_error);
     let mut text = String::new();
     if let [result] = results {
@@ -172,7 +173,11 @@ pub(super) fn results_text(results: &[&Message]) -> String {
     } else {
         text.push_str("The functions returned:");
         for (i, result) in results.iter().enumerate() {
-            let name = result.name.as_deref().unwrap_or("function");
+            let name = if result.name.is_empty() {
+                "function"
+            } else {
+                result.name.as_str()
+            };
             let failed = if result.is_error { " (failed)" } else { "" };
             text.push_str(&format!("\n{}. {name}{failed}: {}", i + 1, result.content));
         }

@@ -17,7 +17,8 @@ use std::sync::Arc;
 use super::parse::{Strictness, parse_reply};
 use super::prompt::results_text;
 use super::syntax::TextCallFormat;
-use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, Role, ToolChoice};
+use crate::model::message::call_ids;
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolChoice, ToolMessage};
 use crate::tool::ToolCall;
 
 /// Make the calls written as text in `response` its calls, when it has none through the API
@@ -25,7 +26,7 @@ use crate::tool::ToolCall;
 /// the wire back to the tool's name. Returns how many calls were read.
 ///
 /// The message keeps its text as the model wrote it and is marked
-/// [`calls_in_text`](crate::model::Message::calls_in_text), so that providers send it back the
+/// [`calls_in_text`](crate::model::AssistantMessage::calls_in_text), so that providers send it back the
 /// same way. A block that looks like a call but cannot be read becomes one call without a name,
 /// which the agent refuses with a result saying how to write a call.
 pub(crate) fn recover(
@@ -41,14 +42,7 @@ pub(crate) fn recover(
     {
         return 0;
     }
-    let mut taken: HashSet<String> = request
-        .messages
-        .iter()
-        .flat_map(|m| {
-            let calls = m.tool_calls.iter().map(|c| c.id.to_string());
-            calls.chain(m.tool_call_id.as_deref().map(str::to_owned))
-        })
-        .collect();
+    let mut taken = call_ids(&request.messages);
     let mut fresh = || format!("call_{:016x}", fastrand::u64(..));
     let calls = match parse_reply(
         &message.content,
@@ -88,40 +82,39 @@ pub(crate) fn recover(
 }
 
 /// `messages` as a provider sends them: an assistant message whose calls were written as text
-/// ([`calls_in_text`](crate::model::Message::calls_in_text)) goes back as that text alone, and
+/// ([`calls_in_text`](crate::model::AssistantAssistantMessage::calls_in_text)) goes back as that text alone, and
 /// the tool messages answering its calls as one user message in plain words
 /// ([`results_text`]), since the model's chat template evidently has no tool-call syntax.
 /// Borrowed unchanged when there is no such message.
 pub(crate) fn plain_history(messages: &[Message]) -> Cow<'_, [Message]> {
-    if !messages.iter().any(|m| m.calls_in_text) {
+    let in_text = |m: &Message| m.as_assistant().is_some_and(|turn| turn.calls_in_text);
+    if !messages.iter().any(in_text) {
         return Cow::Borrowed(messages);
     }
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     let mut answering: HashSet<Arc<str>> = HashSet::new();
-    let mut results: Vec<&Message> = Vec::new();
-    let flush = |results: &mut Vec<&Message>, out: &mut Vec<Message>| {
+    let mut results: Vec<&ToolMessage> = Vec::new();
+    let flush = |results: &mut Vec<&ToolMessage>, out: &mut Vec<Message>| {
         if !results.is_empty() {
             out.push(Message::user(results_text(results)));
             results.clear();
         }
     };
     for message in messages {
-        if message.role == Role::Tool
-            && message
-                .tool_call_id
-                .as_ref()
-                .is_some_and(|id| answering.contains(id))
+        if let Message::Tool(result) = message
+            && answering.contains(&result.call_id)
         {
-            results.push(message);
+            results.push(result);
             continue;
         }
         flush(&mut results, &mut out);
         answering.clear();
-        if message.calls_in_text {
-            answering.extend(message.tool_calls.iter().map(|c| c.id.clone()));
-            out.push(Message::assistant(message.content.clone(), Vec::new()));
-        } else {
-            out.push(message.clone());
+        match message {
+            Message::Assistant(turn) if turn.calls_in_text => {
+                answering.extend(turn.tool_calls.iter().map(|c| c.id.clone()));
+                out.push(Message::assistant(turn.content.clone(), Vec::new()));
+            }
+            _ => out.push(message.clone()),
         }
     }
     flush(&mut results, &mut out);
@@ -133,6 +126,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::model::AssistantMessage;
     use crate::tool::ToolDefinition;
 
     fn request(choice: ToolChoice) -> ChatRequest {
@@ -143,7 +137,7 @@ mod tests {
     }
 
     fn reply(text: &str) -> ChatResponse {
-        ChatResponse::new(Message::assistant(text, Vec::new()))
+        ChatResponse::new(AssistantMessage::new(text, Vec::new()))
     }
 
     fn same(name: &str) -> String {
@@ -187,7 +181,7 @@ mod tests {
         assert_eq!(recover(&mut response, &request(ToolChoice::None), &same), 0);
         // Native calls are never second-guessed.
         let call = ToolCall::new("c1", "get_weather", "{}");
-        let mut response = ChatResponse::new(Message::assistant(text, vec![call]));
+        let mut response = ChatResponse::new(AssistantMessage::new(text, vec![call]));
         assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 0);
         assert_eq!(response.message.tool_calls.len(), 1);
     }
@@ -222,27 +216,27 @@ mod tests {
     #[test]
     fn the_history_goes_back_as_the_model_wrote_it() {
         let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#);
-        let mut written = Message::assistant(
+        let mut written = AssistantMessage::new(
             r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#,
             vec![call],
         );
         written.calls_in_text = true;
         let messages = vec![
             Message::user("Weather in Paris?"),
-            written,
+            written.into(),
             Message::tool("c1", "get_weather", "21°C"),
             Message::user("And tomorrow?"),
         ];
         let plain = plain_history(&messages);
         assert_eq!(plain.len(), 4);
-        assert!(plain[1].tool_calls.is_empty());
-        assert_eq!(plain[1].content, messages[1].content);
-        assert_eq!(plain[2].role, Role::User);
+        assert!(plain[1].tool_calls().is_empty());
+        assert_eq!(plain[1].content(), messages[1].content());
+        assert_eq!(plain[2].role(), crate::model::Role::User);
         assert_eq!(
-            plain[2].content,
+            plain[2].content(),
             "The function returned: 21°C\nUse this result to answer my previous question in plain text."
         );
-        assert_eq!(plain[3].content, "And tomorrow?");
+        assert_eq!(plain[3].content(), "And tomorrow?");
         // Without such a message, the history is sent as it is.
         let native = vec![Message::user("hi")];
         assert!(matches!(plain_history(&native), Cow::Borrowed(_)));
@@ -250,10 +244,9 @@ mod tests {
 
     #[test]
     fn several_results_and_failures_in_words() {
-        let results = [
-            Message::tool("a", "get_weather", "Paris: 21°C"),
-            Message::tool_error("b", "get_weather", "unknown city"),
-        ];
+        let mut failed = ToolMessage::new("b", "get_weather", "unknown city");
+        failed.is_error = true;
+        let results = [ToolMessage::new("a", "get_weather", "Paris: 21°C"), failed];
         let text = results_text(&results.iter().collect::<Vec<_>>());
         assert_eq!(
             text,

@@ -30,7 +30,7 @@ pub(super) mod durable {
     pub(super) struct Record<'a> {
         pub(super) memory: Cow<'a, [Message]>,
         #[serde(default)]
-        waiting: Option<Cow<'a, PausedRun>>,
+        pub(super) waiting: Option<Cow<'a, PausedRun>>,
         #[serde(default)]
         announced_by: Option<Cow<'a, str>>,
         #[serde(default)]
@@ -41,9 +41,25 @@ pub(super) mod durable {
 
     impl Stored for Record<'_> {
         const WHAT: &'static str = "an A2A conversation";
-        const VERSION: u32 = 1;
-        const READS: std::ops::RangeInclusive<u32> = 0..=1;
+        const VERSION: u32 = 2;
+        const READS: std::ops::RangeInclusive<u32> = 0..=2;
         const UNVERSIONED: Option<u32> = Some(0);
+
+        /// Versions 0 and 1 kept the memory in the form before the closed set of message
+        /// kinds, and a waiting run of its version 1.
+        fn upgrade(
+            _version: u32,
+            fields: &mut serde_json::Map<String, serde_json::Value>,
+        ) -> Result<(), String> {
+            if let Some(memory) = fields.get_mut("memory") {
+                crate::model::message::upgrade_v1(memory).map_err(|e| format!("`memory`: {e}"))?;
+            }
+            if let Some(waiting) = fields.get_mut("waiting") {
+                stored::upgrade_nested::<PausedRun>(waiting)
+                    .map_err(|e| format!("`waiting`: {e}"))?;
+            }
+            Ok(())
+        }
     }
 
     /// A stored conversation read back, its version checked first.
@@ -133,13 +149,50 @@ mod tests {
     fn conversations_of_the_previous_form_are_read() {
         let old = json!({"memory": [{"role": "user", "content": "hi"}], "format": "openai"});
         let record = record_of(old).unwrap();
-        assert_eq!(record.memory.len(), 1);
+        assert_eq!(&*record.memory, [crate::model::Message::user("hi")]);
         let error = record_of(json!({"version": 7, "memory": [], "format": "openai"}))
             .err()
             .unwrap();
         assert!(
             error.contains("an A2A conversation in format version 7"),
             "{error}"
+        );
+    }
+
+    /// A conversation of version 1 (messages with a `role`, a waiting run of its version 1) is
+    /// upgraded as it is read: the memory into today's kinds, the waiting run too.
+    #[test]
+    fn a_version_1_conversation_with_a_waiting_run_is_upgraded() {
+        use crate::model::Message;
+        let call = json!({"id": "c1", "name": "open_door", "arguments": "{}"});
+        let memory = json!([
+            {"role": "user", "content": "Open it."},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+        ]);
+        let v1 = json!({
+            "version": 1,
+            "memory": memory,
+            "waiting": {
+                "version": 1, "run_id": "r", "next_iteration": 2, "run_start": 0,
+                "argument_errors": {}, "usage": {"input_tokens": 0, "output_tokens": 0},
+                "messages": memory, "approvals": [], "external_calls": [call],
+                "external_results": [{"role": "tool", "content": "open", "tool_call_id": "c1"}],
+                "external_tools": []
+            },
+            "format": "openai"
+        });
+        let record = record_of(v1).unwrap();
+        assert!(matches!(record.memory[1], Message::Assistant(_)));
+        let waiting = record.waiting.expect("the waiting run").into_owned();
+        assert_eq!(waiting.messages(), &*record.memory);
+        let written = serde_json::to_value(&waiting).unwrap();
+        assert_eq!(
+            written["version"],
+            json!(crate::agent::PausedRun::FORMAT_VERSION)
+        );
+        assert_eq!(
+            written["external_results"][0],
+            json!({"call_id": "c1", "name": "", "content": "open"})
         );
     }
 }

@@ -11,7 +11,7 @@
 //! calls), and the items of its tool search.
 //!
 //! Requests are stateless: `store: false`, the whole conversation sent every time, and the
-//! output items of an assistant turn kept in [`Message::native`] and sent back unchanged
+//! output items of an assistant turn kept in [`AssistantMessage::native`](crate::model::AssistantMessage::native) and sent back unchanged
 //! (without the server's item ids, which mean nothing when nothing is stored) as long as the
 //! turn's calls are still the ones the items hold.
 //!
@@ -21,7 +21,7 @@
 //!   `tool_search` tool: run by OpenAI ([`ResponsesToolSearch::Hosted`]) or by the caller
 //!   ([`ResponsesToolSearch::Client`]), in which case the model's `tool_search_call` is a
 //!   [`ToolCall`] of `search_tools` whose answer lists the tools found
-//!   ([`Message::tool_references`]), sent back as a `tool_search_output` item carrying their
+//!   ([`ToolMessage::tool_references`]), sent back as a `tool_search_output` item carrying their
 //!   definitions.
 //! - **A fixed tool list** ([`ChatRequest::declared_tools`]): the `tools` array stays the one
 //!   declared, the tools callable now are named in `tool_choice`
@@ -38,8 +38,8 @@
 //! items with `caller: {"type":"program","caller_id":<the program's call_id>}`, read as
 //! ordinary [`ToolCall`]s and answered with `function_call_output` items, and the program ends
 //! with a `program_output` item. The `program` and `program_output` items are kept in
-//! [`Message::native`] and sent back whole (their ids and the program's `fingerprint`
-//! included); [`Message::program_of`] names a call's program.
+//! [`AssistantMessage::native`](crate::model::AssistantMessage::native) and sent back whole (their ids and the program's `fingerprint`
+//! included); [`AssistantMessage::program_of`] names a call's program.
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -72,7 +72,7 @@ use stream::ResponsesStream;
 /// gpt-5.4 or later.
 const DEFAULT_MODEL: &str = "gpt-5.4";
 
-/// The provider name of the items kept in [`Message::native`].
+/// The provider name of the items kept in [`AssistantMessage::native`](crate::model::AssistantMessage::native).
 pub(crate) const PROVIDER: &str = "openai-responses";
 
 /// The name of the [`ToolCall`] a client-side `tool_search_call` becomes: the agent's own
@@ -94,7 +94,7 @@ pub enum ResponsesToolSearch {
     /// The model asks the caller to search (`"execution":"client"`): its `tool_search_call`
     /// comes back as a [`ToolCall`] of `search_tools` with arguments
     /// `{"query": "..", "limit": n}` (`limit` optional), answered by a tool message whose
-    /// [`tool_references`](Message::tool_references) name the deferred tools found.
+    /// [`tool_references`](crate::model::ToolMessage::tool_references) name the deferred tools found.
     Client,
 }
 
@@ -149,7 +149,7 @@ impl ResponsesToolSearch {
 /// [`OpenAiChat`](super::OpenAiChat). Transient failures (rate limits, 5xx, connection errors)
 /// are retried with exponential backoff; see [`OpenAiResponsesBuilder::retry`]. Requests are
 /// sent with `store: false`: nothing is kept on the server, and the reasoning items a
-/// reasoning model writes travel in [`Message::native`] (see the module documentation).
+/// reasoning model writes travel in [`AssistantMessage::native`](crate::model::AssistantMessage::native) (see the module documentation).
 ///
 /// The Responses API has no stop sequences: [`GenerationOptions::stop`] is not sent.
 /// [`GenerationOptions::max_tokens`] is sent as `max_output_tokens`.

@@ -9,7 +9,9 @@ use super::{PROGRAM_TOOL, PROVIDER, SEARCH_TOOL_NAME};
 use crate::dialect::{Dialect, NameMap};
 use crate::model::openai::{normalize_calls, wire_name};
 use crate::model::text_calls::plain_history;
-use crate::model::{ChatRequest, ChatResponse, DeferredTool, Message, Role, ToolChoice};
+use crate::model::{
+    AssistantMessage, ChatRequest, ChatResponse, DeferredTool, Message, ToolChoice, ToolMessage,
+};
 use crate::tool::ToolDefinition;
 // Named in the documentation.
 #[allow(unused_imports)]
@@ -50,7 +52,10 @@ fn later_definitions(request: &ChatRequest) -> impl Iterator<Item = &ToolDefinit
     let added = request
         .messages
         .iter()
-        .filter_map(|m| m.tool_change.as_ref())
+        .filter_map(|m| match m {
+            Message::ToolChange(change) => Some(change),
+            _ => None,
+        })
         .flat_map(|change| &change.added);
     deferred.chain(added)
 }
@@ -196,30 +201,28 @@ pub(super) fn input(
     let mut searches: HashSet<&str> = HashSet::new();
     let mut out = Vec::with_capacity(messages.len());
     for message in messages.iter() {
-        match message.role {
-            Role::System => match &message.tool_change {
-                Some(change) => {
-                    if request.declared_tools.is_none() {
-                        continue;
-                    }
-                    let tools: Vec<Value> = change
-                        .added
-                        .iter()
-                        .filter(|def| given.insert(def.name()))
-                        .map(|def| function_tool(dialect, def, names, false, request.hosted_code))
-                        .collect();
-                    if !tools.is_empty() {
-                        out.push(json!({
-                            "type": "additional_tools",
-                            "role": "developer",
-                            "tools": tools,
-                        }));
-                    }
+        match message {
+            Message::ToolChange(change) => {
+                if request.declared_tools.is_none() {
+                    continue;
                 }
-                None => out.push(text_message("system", &message.content)),
-            },
-            Role::User => out.push(text_message("user", &message.content)),
-            Role::Assistant => match replayable(message) {
+                let tools: Vec<Value> = change
+                    .added
+                    .iter()
+                    .filter(|def| given.insert(def.name()))
+                    .map(|def| function_tool(dialect, def, names, false, request.hosted_code))
+                    .collect();
+                if !tools.is_empty() {
+                    out.push(json!({
+                        "type": "additional_tools",
+                        "role": "developer",
+                        "tools": tools,
+                    }));
+                }
+            }
+            Message::System { content } => out.push(text_message("system", content)),
+            Message::User { content } => out.push(text_message("user", content)),
+            Message::Assistant(turn) => match replayable(turn) {
                 Some(items) => {
                     for item in items {
                         if let Some(id) = client_search_id(item) {
@@ -229,10 +232,10 @@ pub(super) fn input(
                     }
                 }
                 None => {
-                    if !message.content.is_empty() {
-                        out.push(text_message("assistant", &message.content));
+                    if !turn.content.is_empty() {
+                        out.push(text_message("assistant", &turn.content));
                     }
-                    for call in &message.tool_calls {
+                    for call in &turn.tool_calls {
                         if client_search && call.name == SEARCH_TOOL_NAME {
                             searches.insert(&call.id);
                             let arguments = serde_json::from_str::<Value>(&call.arguments)
@@ -255,15 +258,15 @@ pub(super) fn input(
                     }
                 }
             },
-            Role::Tool => {
-                let call_id = message.tool_call_id.as_deref().unwrap_or_default();
+            Message::Tool(result) => {
+                let call_id = &*result.call_id;
                 if searches.contains(call_id) {
-                    out.push(search_output(dialect, call_id, message, request, names));
+                    out.push(search_output(dialect, call_id, result, request, names));
                 } else {
                     out.push(json!({
                         "type": "function_call_output",
                         "call_id": call_id,
-                        "output": message.content,
+                        "output": result.content,
                     }));
                 }
             }
@@ -297,10 +300,10 @@ fn client_search_id(item: &Value) -> Option<&str> {
 
 /// The items of an assistant turn to send back as they came: those this provider wrote, as
 /// long as their calls are the message's calls.
-fn replayable(message: &Message) -> Option<&[Value]> {
-    let native = message.native.as_ref().filter(|n| n.provider == PROVIDER)?;
+fn replayable(turn: &AssistantMessage) -> Option<&[Value]> {
+    let native = turn.native_of(PROVIDER)?;
     let mut sent: Vec<&str> = native.items.iter().filter_map(call_id).collect();
-    let mut kept: Vec<&str> = message.tool_calls.iter().map(|c| &*c.id).collect();
+    let mut kept: Vec<&str> = turn.tool_calls.iter().map(|c| &*c.id).collect();
     sent.sort_unstable();
     kept.sort_unstable();
     (sent == kept).then_some(native.items.as_slice())
@@ -326,11 +329,11 @@ fn replayed(item: &Value) -> Value {
 fn search_output(
     dialect: Dialect,
     call_id: &str,
-    message: &Message,
+    result: &ToolMessage,
     request: &ChatRequest,
     names: &NameMap,
 ) -> Value {
-    let tools: Vec<Value> = message
+    let tools: Vec<Value> = result
         .tool_references
         .iter()
         .filter_map(|name| {

@@ -8,7 +8,7 @@ use super::{PROVIDER, SEARCH_TOOL_NAME};
 use crate::dialect::NameMap;
 use crate::model::http;
 use crate::model::openai::finish_call;
-use crate::model::{ChatResponse, FinishReason, Message, ModelError, NativeItems, Usage};
+use crate::model::{AssistantMessage, ChatResponse, FinishReason, ModelError, NativeItems, Usage};
 use crate::tool::ToolCall;
 
 /// A Responses API response body (or the `response` of a stream's last event).
@@ -67,7 +67,7 @@ pub(super) fn finish_response(
         response.incomplete_details.as_ref(),
         !calls.is_empty(),
     );
-    let mut message = Message::assistant(text, calls);
+    let mut message = AssistantMessage::new(text, calls);
     if !items.is_empty() {
         message.native = Some(Box::new(NativeItems::new(PROVIDER, items)));
     }

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::model::{
-    DeferredTool, FinishReason, GenerationOptions, NativeItems, ToolChange, ToolChoice,
+    AssistantMessage, DeferredTool, FinishReason, GenerationOptions, NativeItems, ToolChange,
+    ToolChoice, ToolMessage,
 };
 use crate::tool::GroupInfo;
 use crate::tool::ToolDefinition;
@@ -45,7 +46,7 @@ fn group(name: &str) -> Option<Arc<GroupInfo>> {
 /// Requests with every kind of message, tool and item the provider writes: the bytes of their
 /// bodies without hosted code are compared with those written before hosted code existed.
 fn unchanged_requests() -> Vec<(ResponsesToolSearch, ChatRequest, bool)> {
-    let mut replayed = Message::assistant(
+    let mut replayed = AssistantMessage::new(
         "",
         vec![ToolCall::new("call_1", "get.weather", r#"{"id":"Paris"}"#)],
     );
@@ -83,7 +84,7 @@ fn unchanged_requests() -> Vec<(ResponsesToolSearch, ChatRequest, bool)> {
     );
     let catalog = ChatRequest::new(vec![
         Message::user("Weather in Paris?"),
-        replayed,
+        replayed.into(),
         Message::tool("call_1", "get.weather", "18°C"),
         Message::tool_change(ToolChange::new(vec![tool("crm_find")], vec!["read".into()])),
         Message::user("And the customer?"),
@@ -106,10 +107,10 @@ fn unchanged_requests() -> Vec<(ResponsesToolSearch, ChatRequest, bool)> {
                 r#"{"query":"customer"}"#,
             )],
         ),
-        Message {
+        Message::Tool(ToolMessage {
             tool_references: vec!["crm_find".into()],
-            ..Message::tool("call_9", SEARCH_TOOL_NAME, "crm_find: The crm_find tool.")
-        },
+            ..ToolMessage::new("call_9", SEARCH_TOOL_NAME, "crm_find: The crm_find tool.")
+        }),
     ])
     .with_tools(vec![tool("read")])
     .with_deferred_tools(vec![DeferredTool::new(tool("crm_find"), group("crm"))])
@@ -303,7 +304,7 @@ fn a_program_goes_back_whole_and_its_calls_keep_their_caller() {
         .message;
     let request = ChatRequest::new(vec![
         Message::user("Weather in Paris?"),
-        turn,
+        turn.into(),
         Message::tool("call_1", "get.weather", "18°C"),
     ])
     .with_tools(vec![tool("get.weather")])
