@@ -158,38 +158,30 @@ impl ToolFeatures {
     }
 }
 
-impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
-    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        (**self).chat(request)
-    }
-    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
-        (**self).chat_stream(request)
-    }
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
-    }
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn tool_features(&self) -> ToolFeatures {
-        (**self).tool_features()
-    }
+/// A shared or boxed model is the model it points to.
+macro_rules! forward_chat_model {
+    ($($pointer:ident),*) => {$(
+        impl<M: ChatModel + ?Sized> ChatModel for $pointer<M> {
+            fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+                (**self).chat(request)
+            }
+            fn chat_stream(
+                &self,
+                request: ChatRequest,
+            ) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+                (**self).chat_stream(request)
+            }
+            fn dialect(&self) -> Dialect {
+                (**self).dialect()
+            }
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn tool_features(&self) -> ToolFeatures {
+                (**self).tool_features()
+            }
+        }
+    )*};
 }
 
-impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
-    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        (**self).chat(request)
-    }
-    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
-        (**self).chat_stream(request)
-    }
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
-    }
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn tool_features(&self) -> ToolFeatures {
-        (**self).tool_features()
-    }
-}
+forward_chat_model!(Arc, Box);

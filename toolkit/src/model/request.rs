@@ -192,4 +192,15 @@ impl ChatRequest {
         self.options = options;
         self
     }
+
+    /// The tools the conversation's recorded tool changes ([`Message::ToolChange`]) added, in
+    /// conversation order (a tool added twice is listed twice): with
+    /// [`declared_tools`](Self::declared_tools), what a provider that keeps its tool list
+    /// across changes declares.
+    pub fn added_tools(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.messages.iter().flat_map(|m| match m {
+            Message::ToolChange(change) => change.added.as_slice(),
+            _ => &[],
+        })
+    }
 }

@@ -35,7 +35,8 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::http::{self, Endpoint, HttpSettings, recovery};
+use super::http::provider::{self, HttpProvider};
+use super::http::{self, Endpoint, HttpSettings};
 use super::text_calls::plain_history;
 use super::{
     AssistantMessage, ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
@@ -195,17 +196,54 @@ impl AnthropicMessages {
     pub fn from_env() -> Result<Self, ModelError> {
         let env =
             http::EnvSettings::read("ANTHROPIC", DEFAULT_MODEL, "ANTHROPIC_API_KEY is not set")?;
-        let mut builder = Self::builder().model(env.model);
-        if let Some(key) = env.api_key {
-            builder = builder.api_key(key);
-        }
-        if let Some(url) = env.base_url {
-            builder = builder.base_url(url);
-        }
-        builder.build()
+        Self::builder().env(env).build()
     }
 
-    /// The request body for `request`, and the name map to read the answer with.
+    /// The tools to declare, each with whether it is declared deferred: the conversation's
+    /// declared list (else the tools callable now), then the deferred tools in the order the
+    /// request gives them, then any other tool callable now or added by a tool change
+    /// (deferred: a tool change or a reference makes it callable).
+    fn tool_list(&self, request: &ChatRequest) -> Vec<(ToolDefinition, bool)> {
+        let main = request.declared_tools.as_ref().unwrap_or(&request.tools);
+        let mut seen: HashSet<String> = main.iter().map(|t| t.name().to_string()).collect();
+        let mut list: Vec<(ToolDefinition, bool)> =
+            main.iter().map(|t| (t.clone(), false)).collect();
+        let mut defer = |def: &ToolDefinition, list: &mut Vec<(ToolDefinition, bool)>| {
+            if seen.insert(def.name().to_string()) {
+                list.push((def.clone(), true));
+            }
+        };
+        for tool in &request.deferred_tools {
+            defer(&tool.definition, &mut list);
+        }
+        if self.tool_search == AnthropicToolSearch::Client && !request.deferred_tools.is_empty() {
+            let search = crate::search::search_tool_definition("");
+            if !list.iter().any(|(t, _)| t.name() == search.name()) {
+                list.push((search, false));
+            }
+        }
+        if request.declared_tools.is_some() {
+            for tool in request.tools.iter().chain(request.added_tools()) {
+                defer(tool, &mut list);
+            }
+        }
+        list
+    }
+}
+
+impl AnthropicMessages {}
+
+impl HttpProvider for AnthropicMessages {
+    type Assembler = StreamState;
+
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    fn text_calls(&self) -> bool {
+        self.text_calls
+    }
+
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<(Vec<u8>, NameMap), ModelError> {
         let tools = self.tool_list(request);
         let names = NameMap::new(Dialect::Anthropic, tools.iter().map(|(t, _)| t.name()));
@@ -290,74 +328,22 @@ impl AnthropicMessages {
         Ok((bytes, names))
     }
 
-    /// The tools to declare, each with whether it is declared deferred: the conversation's
-    /// declared list (else the tools callable now), then the deferred tools in the order the
-    /// request gives them, then any other tool callable now or added by a tool change
-    /// (deferred: a tool change or a reference makes it callable).
-    fn tool_list(&self, request: &ChatRequest) -> Vec<(ToolDefinition, bool)> {
-        let main = request.declared_tools.as_ref().unwrap_or(&request.tools);
-        let mut seen: HashSet<String> = main.iter().map(|t| t.name().to_string()).collect();
-        let mut list: Vec<(ToolDefinition, bool)> =
-            main.iter().map(|t| (t.clone(), false)).collect();
-        let mut defer = |def: &ToolDefinition, list: &mut Vec<(ToolDefinition, bool)>| {
-            if seen.insert(def.name().to_string()) {
-                list.push((def.clone(), true));
-            }
-        };
-        for tool in &request.deferred_tools {
-            defer(&tool.definition, &mut list);
-        }
-        if self.tool_search == AnthropicToolSearch::Client && !request.deferred_tools.is_empty() {
-            let search = crate::search::search_tool_definition("");
-            if !list.iter().any(|(t, _)| t.name() == search.name()) {
-                list.push((search, false));
-            }
-        }
-        if request.declared_tools.is_some() {
-            let added = request
-                .messages
-                .iter()
-                .filter_map(|m| match m {
-                    Message::ToolChange(change) => Some(change),
-                    _ => None,
-                })
-                .flat_map(|c| c.added.iter());
-            for tool in request.tools.iter().chain(added) {
-                defer(tool, &mut list);
-            }
-        }
-        list
+    fn parse(&self, body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelError> {
+        parse_response(body, names)
     }
-}
 
-impl AnthropicMessages {
-    /// One non-streaming request, parsed, for [`recovery`].
-    fn ask(&self) -> recovery::Ask<'_> {
-        Box::new(move |request| {
-            Box::pin(async move {
-                let (body, names) = self.body(&request, false)?;
-                let bytes = self.endpoint.post(body).await?;
-                Ok((parse_response(&bytes, &names)?, names))
-            })
-        })
+    fn assembler(&self, names: NameMap) -> Self::Assembler {
+        StreamState::new(names)
     }
 }
 
 impl ChatModel for AnthropicMessages {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(recovery::chat(self.text_calls, request, self.ask()))
+        provider::chat(self, request)
     }
 
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
-        let (body, names) = match self.body(&request, true) {
-            Ok(prepared) => prepared,
-            Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
-        };
-        let events = http::sse::chat_events(
-            self.endpoint.post_stream(body),
-            StreamState::new(names.clone()),
-        );
-        recovery::stream(self.text_calls, request, names, events, self.ask())
+        provider::chat_stream(self, request)
     }
 
     fn dialect(&self) -> Dialect {

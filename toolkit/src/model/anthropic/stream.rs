@@ -136,7 +136,7 @@ impl RawBlock {
 
 /// Assembles a streamed message: tool calls by block index, text as it comes, usage from
 /// `message_start` (input) and `message_delta` (output, cumulative).
-pub(super) struct StreamState {
+pub(crate) struct StreamState {
     names: NameMap,
     text: String,
     calls: BTreeMap<usize, PartialCall>,
@@ -330,13 +330,8 @@ impl StreamAssembler for StreamState {
 /// of Anthropic's error types, each documented with an HTTP status. Mapping back to the status
 /// lets [`ModelError::is_retryable`] judge it like the same error sent up front.
 fn stream_error(error: Value) -> ModelError {
-    let code = error
-        .get("code")
-        .and_then(Value::as_u64)
-        .and_then(|code| u16::try_from(code).ok())
-        .filter(|code| (400..=599).contains(code));
-    if let Some(status) = code {
-        return ModelError::from_status(status, http::clip(&error.to_string()));
+    if let Some(error) = http::status_error(&error) {
+        return error;
     }
     let kind = error
         .get("type")

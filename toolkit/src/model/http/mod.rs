@@ -8,6 +8,7 @@
 //! back. Waits come from the builder's [`RetryPolicy`] — the same type that retries tool
 //! calls — and are never shorter than a server's `retry-after`.
 
+pub(crate) mod provider;
 pub(crate) mod recovery;
 pub(crate) mod sse;
 
@@ -16,6 +17,7 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 use reqwest::{Response, StatusCode};
+use serde_json::Value;
 
 use crate::endpoint::{EndpointSettings, Secret};
 use crate::error::Cause;
@@ -74,8 +76,8 @@ impl HttpSettings {
 
 /// The methods every HTTP provider builder has besides the endpoint's own
 /// ([`endpoint_methods`](crate::endpoint::endpoint_methods)), written once: `base_url` (its
-/// doc given), `model`, `timeout` and `retry`, over the builder's `http: HttpSettings` and
-/// `model: Option<String>`.
+/// doc given), `model`, `timeout` and `retry` (and the crate's `env`, for `from_env`), over the
+/// builder's `http: HttpSettings` and `model: Option<String>`.
 macro_rules! connection_methods {
     ($base_url_doc:literal) => {
         #[doc = $base_url_doc]
@@ -110,6 +112,19 @@ macro_rules! connection_methods {
         /// wait). [`RetryPolicy::none`](crate::RetryPolicy::none) turns retries off.
         pub fn retry(mut self, policy: crate::exec::RetryPolicy) -> Self {
             self.http.retry = policy;
+            self
+        }
+
+        /// The settings a provider's `from_env` read: the model, and the key and base URL when
+        /// set.
+        pub(crate) fn env(mut self, env: $crate::model::http::EnvSettings) -> Self {
+            self.model = Some(env.model);
+            if let Some(key) = env.api_key {
+                self.http.api_key = Some($crate::endpoint::Secret(key));
+            }
+            if env.base_url.is_some() {
+                self.http.base_url = env.base_url;
+            }
             self
         }
     };
@@ -172,6 +187,18 @@ macro_rules! provider_setters {
     };
 }
 pub(crate) use provider_setters;
+
+/// The error an error object sent inside a stream (after a success status) stands for, when
+/// its `code` is an HTTP error status: that status's error, judged like the same error sent
+/// up front ([`ModelError::is_retryable`]).
+pub(crate) fn status_error(error: &Value) -> Option<ModelError> {
+    let status = error
+        .get("code")
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+        .filter(|code| (400..=599).contains(code))?;
+    Some(ModelError::from_status(status, clip(&error.to_string())))
+}
 
 /// An error in the settings a builder was given, reported before any request is made.
 pub(crate) fn config_error(what: impl std::fmt::Display) -> ModelError {

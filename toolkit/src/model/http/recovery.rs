@@ -47,10 +47,9 @@ fn read_calls(on: bool, request: &ChatRequest, names: &NameMap, response: &mut C
 /// when the server rejects the model's output.
 pub(crate) async fn chat(
     on: bool,
-    request: ChatRequest,
+    request: Arc<ChatRequest>,
     ask: Ask<'_>,
 ) -> Result<ChatResponse, ModelError> {
-    let request = Arc::new(request);
     match ask(Arc::clone(&request)).await {
         Ok((mut response, names)) => {
             read_calls(on, &request, &names, &mut response);
@@ -93,12 +92,11 @@ async fn ask_for_text(
 /// text ([`chat`]), and its response follows the events already sent (its text as one delta).
 pub(crate) fn stream<'a>(
     on: bool,
-    request: ChatRequest,
+    request: Arc<ChatRequest>,
     names: NameMap,
     events: BoxStream<'a, Result<ChatEvent, ModelError>>,
     ask: Ask<'a>,
 ) -> BoxStream<'a, Result<ChatEvent, ModelError>> {
-    let request = Arc::new(request);
     let names = Arc::new(names);
     let mut ask = Some(ask);
     events

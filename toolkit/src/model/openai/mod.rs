@@ -13,14 +13,14 @@
 
 use std::borrow::Cow;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use reqwest::header::AUTHORIZATION;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::http::{self, Endpoint, HttpSettings, recovery};
+use super::http::provider::{self, HttpProvider};
+use super::http::{self, Endpoint, HttpSettings};
 use super::text_calls::plain_history;
 use super::{
     AssistantMessage, ChatEvent, ChatModel, ChatRequest, ChatResponse, FinishReason, Message,
@@ -170,17 +170,21 @@ impl OpenAiChat {
             DEFAULT_MODEL,
             "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
         )?;
-        let mut builder = Self::builder().model(env.model);
-        if let Some(key) = env.api_key {
-            builder = builder.api_key(key);
-        }
-        if let Some(url) = env.base_url {
-            builder = builder.base_url(url);
-        }
-        builder.build()
+        Self::builder().env(env).build()
+    }
+}
+
+impl HttpProvider for OpenAiChat {
+    type Assembler = StreamState;
+
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
-    /// The request body for `request`, and the name map to read the answer with.
+    fn text_calls(&self) -> bool {
+        self.text_calls
+    }
+
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<(Vec<u8>, NameMap), ModelError> {
         let names = NameMap::new(self.dialect, request.tools.iter().map(|t| t.name()));
         let mut body = Map::new();
@@ -235,33 +239,27 @@ impl OpenAiChat {
             .map_err(|e| http::config_error(format!("the request cannot be serialized: {e}")))?;
         Ok((bytes, names))
     }
+
+    fn parse(&self, body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelError> {
+        parse_response(body, names)
+    }
+
+    fn assembler(&self, names: NameMap) -> Self::Assembler {
+        StreamState::new(names)
+    }
+
+    fn finish(&self, request: &ChatRequest, response: &mut ChatResponse) {
+        normalize_calls(self.dialect, &request.tools, response);
+    }
 }
 
 impl ChatModel for OpenAiChat {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(recovery::chat(self.text_calls, request, self.ask()))
+        provider::chat(self, request)
     }
 
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
-        let (body, names) = match self.body(&request, true) {
-            Ok(prepared) => prepared,
-            Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
-        };
-        let tools = request.tools.clone();
-        let dialect = self.dialect;
-        let events = http::sse::chat_events(
-            self.endpoint.post_stream(body),
-            StreamState::new(names.clone()),
-        )
-        .map(move |event| match event {
-            Ok(ChatEvent::Done(mut response)) => {
-                normalize_calls(dialect, &tools, &mut response);
-                Ok(ChatEvent::Done(response))
-            }
-            other => other,
-        })
-        .boxed();
-        recovery::stream(self.text_calls, request, names, events, self.ask())
+        provider::chat_stream(self, request)
     }
 
     fn dialect(&self) -> Dialect {
@@ -273,20 +271,7 @@ impl ChatModel for OpenAiChat {
     }
 }
 
-impl OpenAiChat {
-    /// One non-streaming request, parsed, for [`recovery`].
-    fn ask(&self) -> recovery::Ask<'_> {
-        Box::new(move |request| {
-            Box::pin(async move {
-                let (body, names) = self.body(&request, false)?;
-                let bytes = self.endpoint.post(body).await?;
-                let mut response = parse_response(&bytes, &names)?;
-                normalize_calls(self.dialect, &request.tools, &mut response);
-                Ok((response, names))
-            })
-        })
-    }
-}
+impl OpenAiChat {}
 
 /// Undo what the dialect did to the arguments: strict mode makes optional parameters
 /// required-and-nullable, so a `null` there means "not given", at every nesting level — which

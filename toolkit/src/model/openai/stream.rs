@@ -70,7 +70,7 @@ struct PartialCall {
 
 /// Assembles a streamed completion: text deltas pass through, tool calls are collected by
 /// their `index`, usage comes in a last chunk without choices.
-pub(super) struct StreamState {
+pub(crate) struct StreamState {
     names: NameMap,
     text: String,
     calls: BTreeMap<usize, PartialCall>,
@@ -206,16 +206,10 @@ impl StreamAssembler for StreamState {
 /// An error object sent inside the stream (OpenRouter and vLLM report upstream failures
 /// this way, after a success status): an HTTP error when it carries a status code.
 fn stream_error(error: Value) -> ModelError {
-    let status = error
-        .get("code")
-        .and_then(Value::as_u64)
-        .and_then(|code| u16::try_from(code).ok())
-        .filter(|code| (400..=599).contains(code));
-    match status {
-        Some(status) => ModelError::from_status(status, http::clip(&error.to_string())),
-        None => ModelError::Malformed(format!(
+    http::status_error(&error).unwrap_or_else(|| {
+        ModelError::Malformed(format!(
             "the event stream carried an error: {}",
             http::clip(&error.to_string())
-        )),
-    }
+        ))
+    })
 }

@@ -41,14 +41,13 @@
 //! [`AssistantMessage::native`](crate::model::AssistantMessage::native) and sent back whole (their ids and the program's `fingerprint`
 //! included); [`AssistantMessage::program_of`] names a call's program.
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::{Map, Value, json};
 
-use super::normalize_calls;
 use crate::dialect::{Dialect, NameMap};
-use crate::model::http::{self, Endpoint, recovery};
+use crate::model::http::provider::{self, HttpProvider};
+use crate::model::http::{self, Endpoint};
 use crate::model::{ChatEvent, ChatModel, ChatRequest, ChatResponse, ModelError, ToolFeatures};
 // Named in the documentation.
 #[allow(unused_imports)]
@@ -62,9 +61,7 @@ mod stream;
 mod tests;
 
 pub use builder::OpenAiResponsesBuilder;
-use request::{
-    all_definitions, deferred_tools, function_tool, input, name_map, normalize, tool_choice,
-};
+use request::{deferred_tools, function_tool, input, name_map, normalize, tool_choice};
 use response::{WireResponse, ensure_call_id, finish_response, parse_response, response_error};
 use stream::ResponsesStream;
 
@@ -184,17 +181,21 @@ impl OpenAiResponses {
             DEFAULT_MODEL,
             "OPENAI_API_KEY is not set (set it, or OPENAI_BASE_URL for a local server)",
         )?;
-        let mut builder = Self::builder().model(env.model);
-        if let Some(key) = env.api_key {
-            builder = builder.api_key(key);
-        }
-        if let Some(url) = env.base_url {
-            builder = builder.base_url(url);
-        }
-        builder.build()
+        Self::builder().env(env).build()
+    }
+}
+
+impl HttpProvider for OpenAiResponses {
+    type Assembler = ResponsesStream;
+
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
-    /// The request body for `request`, and the name map to read the answer with.
+    fn text_calls(&self) -> bool {
+        self.text_calls
+    }
+
     ///
     /// Key order is part of the contract (serde_json keeps insertion order here): what stays
     /// the same for a whole conversation (`model`, `tools`, `store`, `include`) comes first,
@@ -263,50 +264,26 @@ impl OpenAiResponses {
         Ok((bytes, names))
     }
 
-    /// One non-streaming request, parsed, for [`recovery`].
-    fn ask(&self) -> recovery::Ask<'_> {
-        Box::new(move |request| {
-            Box::pin(async move {
-                let (body, names) = self.body(&request, false)?;
-                let bytes = self.endpoint.post(body).await?;
-                let mut response = parse_response(&bytes, &names)?;
-                normalize(self.dialect, &request, &mut response);
-                Ok((response, names))
-            })
-        })
+    fn parse(&self, body: &[u8], names: &NameMap) -> Result<ChatResponse, ModelError> {
+        parse_response(body, names)
+    }
+
+    fn assembler(&self, names: NameMap) -> Self::Assembler {
+        ResponsesStream::new(names)
+    }
+
+    fn finish(&self, request: &ChatRequest, response: &mut ChatResponse) {
+        normalize(self.dialect, request, response);
     }
 }
 
 impl ChatModel for OpenAiResponses {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(recovery::chat(self.text_calls, request, self.ask()))
+        provider::chat(self, request)
     }
 
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
-        let (body, names) = match self.body(&request, true) {
-            Ok(prepared) => prepared,
-            Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
-        };
-        let dialect = self.dialect;
-        // Only strict mode changes arguments (see `normalize`).
-        let definitions = if dialect == Dialect::OpenAiStrict {
-            all_definitions(&request)
-        } else {
-            Vec::new()
-        };
-        let events = http::sse::chat_events(
-            self.endpoint.post_stream(body),
-            ResponsesStream::new(names.clone()),
-        )
-        .map(move |event| match event {
-            Ok(ChatEvent::Done(mut response)) => {
-                normalize_calls(dialect, &definitions, &mut response);
-                Ok(ChatEvent::Done(response))
-            }
-            other => other,
-        })
-        .boxed();
-        recovery::stream(self.text_calls, request, names, events, self.ask())
+        provider::chat_stream(self, request)
     }
 
     fn dialect(&self) -> Dialect {

@@ -19,7 +19,7 @@ use crate::tool::ToolCall;
 
 /// Every tool definition the request names: the callable, declared and deferred ones and those
 /// added mid-conversation, each once, in that order.
-pub(super) fn all_definitions(request: &ChatRequest) -> Vec<ToolDefinition> {
+fn all_definitions(request: &ChatRequest) -> Vec<ToolDefinition> {
     let declared = request.declared_tools.iter().flatten();
     let mut seen = HashSet::new();
     request
@@ -49,15 +49,7 @@ pub(super) fn name_map(dialect: Dialect, request: &ChatRequest) -> NameMap {
 /// those its recorded tool changes added.
 fn later_definitions(request: &ChatRequest) -> impl Iterator<Item = &ToolDefinition> {
     let deferred = request.deferred_tools.iter().map(|d| &d.definition);
-    let added = request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::ToolChange(change) => Some(change),
-            _ => None,
-        })
-        .flat_map(|change| &change.added);
-    deferred.chain(added)
+    deferred.chain(request.added_tools())
 }
 
 /// Undo what strict mode did to the arguments of the calls (see

@@ -100,7 +100,7 @@ struct Slot {
 
 /// Assembles a streamed response: text deltas pass through, each call is announced when its
 /// item is added, and the items are collected by output index for the final response.
-pub(super) struct ResponsesStream {
+pub(crate) struct ResponsesStream {
     names: NameMap,
     slots: BTreeMap<u64, Slot>,
     /// `item_id` → output index.
