@@ -483,8 +483,10 @@ impl ReActAgent {
             .external(external.iter().map(|d| d.name().to_string()))
             .holding_approvals(self.settings.pause_at_approvals)
             .searchable(mode != SearchMode::Off);
-        for call in turn.answered_here(&calls, ctx) {
-            emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+        if events.is_some() {
+            for call in turn.answered_here(&calls, ctx) {
+                emit(events, AgentEvent::ToolCallStarted(call.clone())).await;
+            }
         }
         let outcome = self
             .with_progress(

@@ -7,7 +7,6 @@
 //! runs through every rule again), and the guardrails on each result. Every call gets exactly
 //! one answer, in call order.
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -179,8 +178,8 @@ pub struct TurnOutcome {
 #[must_use = "a turn answers nothing until `run`"]
 pub struct Turn<'a> {
     toolkit: &'a Toolkit,
-    offered: Option<HashSet<String>>,
-    external: HashSet<String>,
+    offered: Option<Names>,
+    external: Names,
     hold_approvals: bool,
     searchable: bool,
 }
@@ -193,7 +192,7 @@ impl Toolkit {
         Turn {
             toolkit: self,
             offered: None,
-            external: HashSet::new(),
+            external: Names::default(),
             hold_approvals: false,
             searchable: false,
         }
@@ -204,13 +203,13 @@ impl Turn<'_> {
     /// Only these tools may be called this turn (by registered name); calls of others are
     /// refused. Without this, every tool callable in the view may be.
     pub fn offering(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.offered = Some(names.into_iter().collect());
+        self.offered = Some(Names::new(names));
         self
     }
 
     /// Calls of these tools are handed back unrun ([`CallAnswer::External`]).
     pub fn external(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.external = names.into_iter().collect();
+        self.external = Names::new(names);
         self
     }
 
@@ -232,10 +231,10 @@ impl Turn<'_> {
     /// reports them as started before they run): the first call of each id, not external, not
     /// waiting for approval; then the calls that repeat an id.
     pub fn answered_here<'c>(&self, calls: &'c [ToolCall], ctx: &ToolContext) -> Vec<&'c ToolCall> {
-        let mut ids = HashSet::new();
+        let mut ids = Vec::with_capacity(calls.len());
         let (mut first, mut again) = (Vec::new(), Vec::new());
         for call in calls {
-            if !ids.insert(call.id.clone()) {
+            if !first_use(&mut ids, &call.id) {
                 again.push(call);
             } else if !self.is_external(call) && self.held(call, ctx).is_none() {
                 first.push(call);
@@ -271,9 +270,9 @@ impl Turn<'_> {
         let mut names: Vec<&str> = snapshot
             .iter()
             .map(|d| d.name())
-            .filter(|n| offered.contains(*n))
+            .filter(|n| offered.contains(n))
             .collect();
-        names.extend(self.external.iter().map(String::as_str));
+        names.extend(self.external.iter());
         let list = names.join(", ");
         let message = if call.name.trim().is_empty() {
             // A call written as text that could not be read.
@@ -350,9 +349,9 @@ impl Turn<'_> {
     }
 
     async fn answer(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
-        let mut ids = HashSet::new();
+        let mut ids = Vec::with_capacity(calls.len());
         let (calls, repeated): (Vec<ToolCall>, Vec<ToolCall>) =
-            calls.into_iter().partition(|c| ids.insert(c.id.clone()));
+            calls.into_iter().partition(|c| first_use(&mut ids, &c.id));
         // The calls as made, for those that suspend (held approvals only).
         let made: Vec<ToolCall> = if self.hold_approvals {
             calls.clone()
@@ -361,8 +360,8 @@ impl Turn<'_> {
         };
         let mut stop: Option<GuardrailStop> = None;
         let mut answers: Vec<Option<CallAnswer>> = Vec::with_capacity(calls.len());
-        // Calls to run: (position, call).
-        let mut to_run: Vec<(usize, ToolCall)> = Vec::new();
+        // Calls to run, and their positions.
+        let (mut positions, mut batch) = (Vec::with_capacity(calls.len()), Vec::new());
         // Calls refused before running, which a repair may mend: (position, call, error).
         let mut refused: Vec<(usize, ToolCall, ToolError)> = Vec::new();
         for call in calls {
@@ -390,7 +389,8 @@ impl Turn<'_> {
                         stage: "the call",
                         reason,
                     });
-                    to_run.push((at, call));
+                    positions.push(at);
+                    batch.push(call);
                     continue;
                 }
             }
@@ -398,15 +398,15 @@ impl Turn<'_> {
                 answers[at] = Some(CallAnswer::AwaitingApproval { call, tool });
                 continue;
             }
-            to_run.push((at, call));
+            positions.push(at);
+            batch.push(call);
         }
         if let Some(stop) = &stop {
             // Nothing runs once a guardrail stopped the run; each call is still answered.
-            for (at, call) in to_run.drain(..) {
+            for (at, call) in positions.drain(..).zip(batch.drain(..)) {
                 answers[at] = Some(CallAnswer::Result(stopped(call, stop)));
             }
         }
-        let (positions, batch): (Vec<usize>, Vec<ToolCall>) = to_run.into_iter().unzip();
         // The calls as made, kept only for a repair hook to see those the toolkit refuses.
         let mendable = self.toolkit.0.inner.repair.is_some() && stop.is_none();
         let mut calls_made = if mendable { batch.clone() } else { Vec::new() }.into_iter();
@@ -575,4 +575,36 @@ fn stopped(call: ToolCall, stop: &GuardrailStop) -> ToolResult {
         format!("not run: a guardrail stopped the run ({})", stop.reason),
     );
     super::rejected(call.id, call.name, error)
+}
+
+/// A turn's set of tool names, sorted: a turn offers a handful to a few hundred names and
+/// checks each of its calls once, so a sorted list beats hashing every name every turn.
+#[derive(Default)]
+struct Names(Vec<String>);
+
+impl Names {
+    fn new(names: impl IntoIterator<Item = String>) -> Self {
+        let mut names: Vec<String> = names.into_iter().collect();
+        names.sort_unstable();
+        names.dedup();
+        Names(names)
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.0.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+}
+
+/// Whether `id` is used here for the first time in the turn (`seen` keeps those used). A turn
+/// has few calls: a scan beats hashing.
+fn first_use(seen: &mut Vec<Arc<str>>, id: &Arc<str>) -> bool {
+    if seen.contains(id) {
+        return false;
+    }
+    seen.push(id.clone());
+    true
 }
