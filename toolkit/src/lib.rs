@@ -117,7 +117,6 @@
 //! <!-- impls -->
 //! | impl | where | why |
 //! |---|---|---|
-//! | `toolkit::ToolkitBuilder` | `durable/job_queue.rs` | `job_queue` takes a `JobQueue`, which `durable` defines above `toolkit`, only with `sqlite` or `postgres`; it plugs the queue into the builder's crate-private `job_backend` seam |
 //! | `toolkit::Toolkit` | `mcp/toolkit.rs` | `serve_mcp_stdio` and `mcp_http_service` return `mcp`'s types (`McpError`, `McpHttpService`) and exist only with the `mcp` feature; `toolkit` may not use `mcp` |
 //! <!-- /impls -->
 //!

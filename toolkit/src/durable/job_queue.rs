@@ -2,12 +2,9 @@
 
 use std::time::Duration;
 
-use std::sync::Arc;
-
 use crate::jobs::JobError;
 use crate::storage::migrate::{self, Step};
 use crate::storage::{Database, Pool};
-use crate::toolkit::ToolkitBuilder;
 
 /// A durable queue of background jobs and its ledger, in a SQLite file (feature `sqlite`) or
 /// a Postgres database (feature `postgres`), on the [apalis](https://docs.rs/apalis) job engine.
@@ -265,14 +262,4 @@ async fn setup_apalis_sqlite(
         .await
         .map_err(|e| db.error(e))?;
     migrate::optimize_sqlite(db, pool).await
-}
-
-impl ToolkitBuilder {
-    /// Keep background jobs in a durable [`JobQueue`] (SQLite or Postgres) instead of this
-    /// process: calls are stored before their pending result is returned, run by
-    /// [`Worker`](super::Worker)s, and the ledger is read from there. The toolkit's
-    /// `background_capacity` does not apply (workers have their own concurrency).
-    pub fn job_queue(self, queue: JobQueue) -> Self {
-        self.job_backend(Arc::new(queue))
-    }
 }

@@ -6,7 +6,7 @@
 //!
 //! | File | Owns |
 //! |---|---|
-//! | `job_queue.rs` | [`JobQueue`]: the queue's settings, and `ToolkitBuilder::job_queue` |
+//! | `job_queue.rs` | [`JobQueue`]: the queue's settings and tables |
 //! | `ledger/` | the ledger table and the submitting side of a queue (the backend itself) |
 //! | `worker.rs` | [`Worker`] |
 //! | `gather.rs` | statements of many callers made as one (a group commit) |

@@ -73,7 +73,8 @@ pub struct JobRecord {
 
 /// Hands finished results to the callbacks and to the [`results`](BackgroundJobs::results)
 /// streams.
-pub(crate) struct Notifier {
+// `pub` in name only (this module is private): the public `MakeJobBackend` names it.
+pub struct Notifier {
     callbacks: Vec<ResultCallback>,
     events: broadcast::Sender<ToolResult>,
 }
@@ -110,7 +111,8 @@ impl Notifier {
 /// A backend of background jobs: where they are queued, run and recorded. The in-process
 /// backend is the default; a durable one (`crate::durable`) plugs in through
 /// [`MakeJobBackend`]. A new backend is one module implementing this.
-pub(crate) trait JobBackend: Send + Sync + 'static {
+// `pub` in name only (this module is private): the public `MakeJobBackend` names it.
+pub trait JobBackend: Send + Sync + 'static {
     /// Queue a validated call; its id, or the model-visible reason it was refused.
     fn submit<'a>(&'a self, job: Submission<'a>) -> BoxFuture<'a, Submitted>;
     /// The record of one job.
@@ -136,16 +138,20 @@ pub(crate) trait JobBackend: Send + Sync + 'static {
     fn describe(&self) -> (&'static str, String);
 }
 
-/// Makes the backend of a toolkit being built: given to
-/// [`ToolkitBuilder`](crate::toolkit::ToolkitBuilder) by a backend's own builder method (a
-/// durable queue's `job_queue`), called with the toolkit's notifier of finished results.
-pub(crate) trait MakeJobBackend: Send + Sync + 'static {
+/// Where a toolkit can keep its background jobs instead of this process: what
+/// [`ToolkitBuilder::job_queue`](crate::toolkit::ToolkitBuilder::job_queue) takes. A durable
+/// queue (`background::JobQueue`, features `sqlite` or `postgres`) implements it; no type
+/// outside the crate can, since its method names the crate's own backend seam.
+pub trait MakeJobBackend: Send + Sync + 'static {
+    /// The backend of a toolkit being built, reporting to the toolkit's notifier of finished
+    /// results.
     fn make(&self, notifier: &Arc<Notifier>) -> Arc<dyn JobBackend>;
 }
 
 /// One call handed to a backend.
+// `pub` in name only (this module is private): the public `MakeJobBackend` names it.
 #[cfg_attr(not(durable), allow(dead_code))]
-pub(crate) struct Submission<'a> {
+pub struct Submission<'a> {
     /// The call, validated.
     pub(crate) call: ToolCall,
     /// Its context.

@@ -106,7 +106,7 @@ struct ExecDefaults {
     approval: Option<Arc<dyn ApprovalHook>>,
     background_capacity: usize,
     callbacks: Vec<ResultCallback>,
-    /// Another backend than the in-process one (a durable queue's `job_queue` sets it).
+    /// Another backend than the in-process one ([`job_queue`](ToolkitBuilder::job_queue) sets it).
     job_backend: Option<Arc<dyn MakeJobBackend>>,
     /// Asked about calls refused for their tool or their arguments ([`Turn`](super::Turn)).
     repair: Option<Arc<dyn RepairHook>>,
@@ -400,14 +400,13 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Keep background jobs in another backend than this process's (what a durable queue's
-    /// `job_queue` method does).
-    #[allow(
-        dead_code,
-        reason = "the seam a backend other than the in-process one plugs into; none may be compiled in"
-    )]
-    pub(crate) fn job_backend(mut self, backend: Arc<dyn MakeJobBackend>) -> Self {
-        self.exec.job_backend = Some(backend);
+    /// Keep background jobs in a durable queue (`JobQueue`, features `sqlite` or `postgres`;
+    /// see [`background`](crate::background)) instead of this process: calls are stored before
+    /// their pending result is returned, run by the queue's `Worker`s, and the ledger is read
+    /// from there. The toolkit's [`background_capacity`](Self::background_capacity) does not
+    /// apply (workers have their own concurrency).
+    pub fn job_queue(mut self, queue: impl MakeJobBackend) -> Self {
+        self.exec.job_backend = Some(Arc::new(queue));
         self
     }
 
