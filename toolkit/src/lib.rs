@@ -94,7 +94,7 @@
 //! | `search` | tool search: a BM25F index over tool definitions | `tool` |
 //! | `exec` | the tower stack one call runs through; [`RetryPolicy`] | `args`, `context`, `tool` |
 //! | `storage` | `storage::Database`, migrations, the versioned stored form | — |
-//! | `jobs` | background jobs: the backend seam and the in-process backend | `context`, `storage`, `tool` |
+//! | `jobs` | background jobs: submission, the backend seam and the in-process backend | `context`, `exec`, `storage`, `tool` |
 //! | `toolkit` | [`Toolkit`]: registration, groups, deferred tools, dispatch, batches; the calling view; one turn (`toolkit::Turn`: refusals, approvals held, repair, guardrails); a view's own tools and the meta tools (`search_tools`, `reset_equipped_tools`); the program-mode seam | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `search`, `tool` |
 //! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit` |
 //! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |

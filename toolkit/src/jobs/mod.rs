@@ -5,7 +5,7 @@
 //!
 //! | File | Owns |
 //! |---|---|
-//! | `mod.rs` | [`BackgroundJobs`], [`JobBackend`] and [`MakeJobBackend`], [`JobRecord`], [`JobStatus`], the notifier of finished results |
+//! | `mod.rs` | [`BackgroundJobs`] (and the submission of a background call), [`JobBackend`] and [`MakeJobBackend`], [`JobRecord`], [`JobStatus`], the notifier of finished results |
 //! | `in_process.rs` | the default backend: tokio tasks of this process and a ledger in its memory |
 //! | `error.rs` | [`JobError`] |
 
@@ -13,6 +13,7 @@ mod error;
 mod in_process;
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use futures::StreamExt;
@@ -22,7 +23,9 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextReads, ToolContext};
-use crate::tool::{ToolCall, ToolResult};
+use crate::error::ToolError;
+use crate::exec::{Stack, ToolInvocation};
+use crate::tool::{ToolCall, ToolOutput, ToolResult};
 use in_process::InProcess;
 
 pub use crate::tool::result::{Job, JobId};
@@ -181,7 +184,7 @@ impl std::fmt::Debug for BackgroundJobs {
 
 /// What [`JobBackend::submit`] hands back: the job's id, or the model-visible reason it
 /// was refused.
-pub(crate) type Submitted = Result<JobId, crate::error::ToolError>;
+pub(crate) type Submitted = Result<JobId, ToolError>;
 
 impl BackgroundJobs {
     pub(crate) fn new(
@@ -200,9 +203,55 @@ impl BackgroundJobs {
         BackgroundJobs { backend, notifier }
     }
 
-    /// Submit a validated call.
-    pub(crate) async fn submit(&self, job: Submission<'_>) -> Submitted {
-        self.backend.submit(job).await
+    /// Validate a background call, queue it, and answer at once with a pending result naming
+    /// its job; or the model-visible reason it was refused (its arguments, or the backend).
+    /// `stack` runs the job when this process's backend runs it; `reads` says what the tool's
+    /// `#[ctx]` parameters read from the context (a backend that cannot carry a call's context
+    /// refuses calls that need it).
+    pub(crate) async fn submit(
+        &self,
+        call: ToolCall,
+        mut inv: ToolInvocation,
+        stack: Stack,
+        reads: Vec<(&'static str, ContextReads)>,
+        context: &ToolContext,
+    ) -> Result<ToolResult, ToolError> {
+        // Argument errors are answered now, while the model can still correct them.
+        inv.args
+            .as_mut()
+            .map_err(|e| e.clone())
+            .and_then(|a| a.validate())?;
+        let (id, name) = (call.id.clone(), call.name.clone());
+        let run_here = {
+            let (id, name) = (id.clone(), name.clone());
+            move |shutdown: CancellationToken| {
+                // The job outlives this call: it stops on toolkit shutdown, not with the caller.
+                if let Ok(args) = &mut inv.args {
+                    let ctx = args.context().clone().with_cancellation(shutdown);
+                    args.set_context(ctx);
+                }
+                let run: BoxFuture<'static, ToolResult> = Box::pin(async move {
+                    let attempts = inv.attempt_counter();
+                    let outcome = stack.run(inv).await;
+                    ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
+                });
+                run
+            }
+        };
+        let submission = Submission {
+            call,
+            context,
+            reads,
+            run_here: Box::new(run_here),
+        };
+        let job_id = self.backend.submit(submission).await?;
+        // The job id tells the model which report is this call's when it reuses call ids.
+        let note = format!(
+            "Tool `{name}` is running in the background (call id {id}, job {job_id}); its result will be reported when it finishes."
+        );
+        let mut result = ToolResult::new(id, name, Ok(ToolOutput::text(note)), 0);
+        result.job = Some(Job::Pending(job_id));
+        Ok(result)
     }
 
     /// The record of one job.

@@ -45,10 +45,10 @@ use crate::dialect::{Dialect, NameMap};
 use crate::error::{ConfigError, ToolError, ToolErrorKind};
 use crate::exec::batch::{self, BatchItem};
 use crate::exec::{self, ApprovalHook, ExecSettings, ToolInvocation};
-use crate::jobs::{BackgroundJobs, Job, Submission};
+use crate::jobs::BackgroundJobs;
 use crate::param::ParamKind;
 pub use crate::tool::GroupInfo;
-use crate::tool::{AgentTool, ToolCall, ToolDefinition, ToolOptions, ToolOutput, ToolResult};
+use crate::tool::{AgentTool, ToolCall, ToolDefinition, ToolOptions, ToolResult};
 
 struct Inner {
     /// Registrations; index `i` here, in `settings`, `table` and `masks` is the same tool.
@@ -596,58 +596,22 @@ impl Toolkit {
         &self.0.inner.background
     }
 
-    /// Validate a background call, queue it, and answer with a pending result.
-    async fn submit(
-        &self,
-        call: ToolCall,
-        mut inv: ToolInvocation,
-        ctx: &ToolContext,
-    ) -> ToolResult {
-        // Argument errors are answered now, while the model can still correct them.
-        if let Err(e) = inv
-            .args
-            .as_mut()
-            .map_err(|e| e.clone())
-            .and_then(|a| a.validate())
-        {
-            return rejected(call.id, call.name, e);
-        }
-        let jobs = &self.0.inner.background;
-        let stack = self.0.inner.stack.clone();
+    /// Submit a background call to the toolkit's queue ([`BackgroundJobs::submit`]), answering
+    /// a refusal like any call refused before its tool ran.
+    async fn submit(&self, call: ToolCall, inv: ToolInvocation, ctx: &ToolContext) -> ToolResult {
         let (id, name) = (call.id.clone(), call.name.clone());
-        let run_here = {
-            let (id, name) = (id.clone(), name.clone());
-            move |shutdown: tokio_util::sync::CancellationToken| {
-                // The job outlives this call: it stops on toolkit shutdown, not with the caller.
-                if let Ok(args) = &mut inv.args {
-                    let ctx = args.context().clone().with_cancellation(shutdown);
-                    args.set_context(ctx);
-                }
-                let run: futures::future::BoxFuture<'static, ToolResult> = Box::pin(async move {
-                    let attempts = inv.attempt_counter();
-                    let outcome = stack.run(inv).await;
-                    ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
-                });
-                run
-            }
-        };
-        let submission = Submission {
-            reads: self.context_reads(&call.name),
-            call,
-            context: ctx,
-            run_here: Box::new(run_here),
-        };
-        let job_id = match jobs.submit(submission).await {
-            Ok(job_id) => job_id,
-            Err(error) => return rejected(id, name, error),
-        };
-        // The job id tells the model which report is this call's when it reuses call ids.
-        let note = format!(
-            "Tool `{name}` is running in the background (call id {id}, job {job_id}); its result will be reported when it finishes."
-        );
-        let mut result = ToolResult::new(id, name, Ok(ToolOutput::text(note)), 0);
-        result.job = Some(Job::Pending(job_id));
-        result
+        let reads = self.context_reads(&call.name);
+        let stack = self.0.inner.stack.clone();
+        match self
+            .0
+            .inner
+            .background
+            .submit(call, inv, stack, reads, ctx)
+            .await
+        {
+            Ok(pending) => pending,
+            Err(error) => rejected(id, name, error),
+        }
     }
 
     /// What each `#[ctx]` parameter of a registered tool reads from the context, by its Rust
