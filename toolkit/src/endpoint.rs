@@ -69,23 +69,16 @@ impl EndpointSettings {
         self
     }
 
-    /// Check an `https://` endpoint's certificate against these roots (default: the system's,
-    /// see [`TrustedRoots`]), e.g. to trust a private CA.
-    pub fn trusted_roots(mut self, roots: TrustedRoots) -> Self {
-        self.trusted_roots = Some(roots);
-        self
-    }
+    crate::util::setters! {
+        /// Check an `https://` endpoint's certificate against these roots (default: the system's,
+        /// see [`TrustedRoots`]), e.g. to trust a private CA.
+        pub fn trusted_roots(roots: TrustedRoots) => trusted_roots = Some(roots);
 
-    /// Longest wait for a connection.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = Some(timeout);
-        self
-    }
+        /// Longest wait for a connection.
+        pub fn connect_timeout(timeout: Duration) => connect_timeout = Some(timeout);
 
-    /// Longest wait for an answer (for a stream: the longest silence).
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = Some(timeout);
-        self
+        /// Longest wait for an answer (for a stream: the longest silence).
+        pub fn request_timeout(timeout: Duration) => request_timeout = Some(timeout);
     }
 
     /// Whether a bearer token is set.

@@ -237,22 +237,16 @@ impl ToolError {
         Self::new(ToolErrorKind::InvalidArguments, message)
     }
 
-    /// Attach the operator-side cause (not shown to the model).
-    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        self.source = Some(Cause::new(source));
-        self
-    }
+    crate::util::setters! {
+        /// Attach the operator-side cause (not shown to the model).
+        pub fn with_source(source: impl std::error::Error + Send + Sync + 'static)
+            => source = Some(Cause::new(source));
 
-    /// Attach an operator-side detail given as text (not shown to the model).
-    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
-        self.source = Some(Cause::message(detail));
-        self
-    }
+        /// Attach an operator-side detail given as text (not shown to the model).
+        pub fn with_detail(detail: impl Into<String>) => source = Some(Cause::message(detail));
 
-    /// Mark whether the engine may retry this failure.
-    pub fn with_retryable(mut self, retryable: bool) -> Self {
-        self.retryable = retryable;
-        self
+        /// Mark whether the engine may retry this failure.
+        pub fn with_retryable(retryable: bool) => retryable = retryable;
     }
 
     /// What kind of failure this is.

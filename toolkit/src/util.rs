@@ -24,6 +24,27 @@ pub(crate) fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Builder methods that each set one field and hand the builder back, written once. Each
+/// item is a method's docs and head, then the field and the value it gets:
+/// `pub fn memory_limit(bytes: usize) => limits.memory = bytes;` is
+/// `pub fn memory_limit(mut self, bytes: usize) -> Self { self.limits.memory = bytes; self }`,
+/// and `pub fn sequential() => sequential = true;` a flag without an argument.
+macro_rules! setters {
+    ($(
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty)?) => $($field:ident).+ = $value:expr;
+    )*) => {
+        $(
+            $(#[$attr])*
+            $vis fn $name(mut self $(, $arg: $ty)?) -> Self {
+                self.$($field).+ = $value;
+                self
+            }
+        )*
+    };
+}
+pub(crate) use setters;
+
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
 pub(crate) fn prefix(text: &str, max: usize) -> &str {
     if text.len() <= max {

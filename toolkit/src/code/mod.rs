@@ -169,68 +169,41 @@ impl CodeMode {
         }
     }
 
-    /// Replace the limits.
-    pub fn limits(mut self, limits: CodeLimits) -> Self {
-        self.limits = limits;
-        self
-    }
+    crate::util::setters! {
+        /// Replace the limits.
+        pub fn limits(limits: CodeLimits) => limits = limits;
 
-    /// Heap a program may use, in bytes.
-    pub fn memory_limit(mut self, bytes: usize) -> Self {
-        self.limits.memory = bytes;
-        self
-    }
+        /// Heap a program may use, in bytes.
+        pub fn memory_limit(bytes: usize) => limits.memory = bytes;
 
-    /// Stack a program's recursion may use, in bytes.
-    pub fn stack_limit(mut self, bytes: usize) -> Self {
-        self.limits.stack = bytes;
-        self
-    }
+        /// Stack a program's recursion may use, in bytes.
+        pub fn stack_limit(bytes: usize) => limits.stack = bytes;
 
-    /// JavaScript running time a program may use (its calls' time not counted).
-    pub fn cpu_limit(mut self, limit: Duration) -> Self {
-        self.limits.cpu = limit;
-        self
-    }
+        /// JavaScript running time a program may use (its calls' time not counted).
+        pub fn cpu_limit(limit: Duration) => limits.cpu = limit;
 
-    /// Time from a program's start to its end, its calls included.
-    pub fn time_limit(mut self, limit: Duration) -> Self {
-        self.limits.wall = limit;
-        self
-    }
+        /// Time from a program's start to its end, its calls included.
+        pub fn time_limit(limit: Duration) => limits.wall = limit;
 
-    /// Tool calls a program may make.
-    pub fn max_calls(mut self, calls: usize) -> Self {
-        self.limits.max_calls = calls;
-        self
-    }
+        /// Tool calls a program may make.
+        pub fn max_calls(calls: usize) => limits.max_calls = calls;
 
-    /// Where the agent's model runs programs: [`CodeExecution::Local`] forces the sandbox.
-    pub fn execution(mut self, execution: CodeExecution) -> Self {
-        self.execution = execution;
-        self
-    }
+        /// Where the agent's model runs programs: [`CodeExecution::Local`] forces the sandbox.
+        pub fn execution(execution: CodeExecution) => execution = execution;
 
-    /// Keep each program's journal in `store`, saved before and after each batch of its calls:
-    /// a program run again with the same id (after a crash, in another process) replays from it.
-    pub fn journal_store(mut self, store: impl JournalStore) -> Self {
-        self.store = Some(Arc::new(store));
-        self
-    }
+        /// Keep each program's journal in `store`, saved before and after each batch of its calls:
+        /// a program run again with the same id (after a crash, in another process) replays from
+        /// it.
+        pub fn journal_store(store: impl JournalStore) => store = Some(Arc::new(store));
 
-    /// The longest program result handed to the model, in bytes (the toolkit's result budget
-    /// by default).
-    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
-        self.max_output_bytes = Some(bytes);
-        self
-    }
+        /// The longest program result handed to the model, in bytes (the toolkit's result budget
+        /// by default).
+        pub fn max_output_bytes(bytes: usize) => max_output_bytes = Some(bytes);
 
-    /// What an agent running programs locally adds to its system prompt, to tell its model to
-    /// use the [`CODE_TOOL`] ([`CODE_INSTRUCTIONS`] by default; `None` adds nothing). Small
-    /// models tend to answer from memory without it.
-    pub fn instructions(mut self, instructions: Option<String>) -> Self {
-        self.instructions = instructions;
-        self
+        /// What an agent running programs locally adds to its system prompt, to tell its model to
+        /// use the [`CODE_TOOL`] ([`CODE_INSTRUCTIONS`] by default; `None` adds nothing). Small
+        /// models tend to answer from memory without it.
+        pub fn instructions(instructions: Option<String>) => instructions = instructions;
     }
 
     /// The limits in force.

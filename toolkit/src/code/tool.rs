@@ -95,25 +95,19 @@ impl CodeTool {
         }
     }
 
-    /// Run programs in the background queue: a call answers pending at once, and a worker
-    /// runs the program ([`ToolOptions::background`]).
-    pub fn background(mut self) -> Self {
-        self.options.background = true;
-        self
-    }
+    crate::util::setters! {
+        /// Run programs in the background queue: a call answers pending at once, and a worker
+        /// runs the program ([`ToolOptions::background`]).
+        pub fn background() => options.background = true;
 
-    /// Replace the tool's options (groups, timeout, retries, approval, background…). With a
-    /// journal store, `idempotent` is set whatever they say.
-    pub fn options(mut self, options: ToolOptions) -> Self {
-        self.options = options;
-        self
-    }
+        /// Replace the tool's options (groups, timeout, retries, approval, background…). With a
+        /// journal store, `idempotent` is set whatever they say.
+        pub fn options(options: ToolOptions) => options = options;
 
-    /// What the model is told the tool does, instead of the default (which explains the
-    /// program's API and refers to the toolkit's other tools, which the model sees).
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
+        /// What the model is told the tool does, instead of the default (which explains the
+        /// program's API and refers to the toolkit's other tools, which the model sees).
+        pub fn description(description: impl Into<String>)
+            => description = Some(description.into());
     }
 
     /// The code mode programs run with.

@@ -116,32 +116,24 @@ impl JobQueue {
         &self.db
     }
 
-    /// Use the queue named `name` (default `agent-toolkit`): queues of different names in one
-    /// database have separate jobs, workers and ledgers.
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.settings.name = name.into();
-        self
-    }
+    crate::util::setters! {
+        /// Use the queue named `name` (default `agent-toolkit`): queues of different names in one
+        /// database have separate jobs, workers and ledgers.
+        pub fn name(name: impl Into<String>) => settings.name = name.into();
 
-    /// How often idle workers look for new jobs and submitting processes for finished results
-    /// (default 20 ms).
-    pub fn poll_interval(mut self, interval: Duration) -> Self {
-        self.settings.poll_interval = interval.max(Duration::from_millis(1));
-        self
-    }
+        /// How often idle workers look for new jobs and submitting processes for finished results
+        /// (default 20 ms).
+        pub fn poll_interval(interval: Duration)
+            => settings.poll_interval = interval.max(Duration::from_millis(1));
 
-    /// How long finished records are kept (default 7 days). Older ones are deleted, whether or
-    /// not their results were taken.
-    pub fn retention(mut self, retention: Duration) -> Self {
-        self.settings.retention = retention;
-        self
-    }
+        /// How long finished records are kept (default 7 days). Older ones are deleted, whether or
+        /// not their results were taken.
+        pub fn retention(retention: Duration) => settings.retention = retention;
 
-    /// How often workers tell the database they are alive (default 2 s, whole seconds). A
-    /// worker silent for three heartbeats is taken for dead and its jobs go back to the queue.
-    pub fn heartbeat(mut self, interval: Duration) -> Self {
-        self.settings.heartbeat = interval.max(Duration::from_secs(1));
-        self
+        /// How often workers tell the database they are alive (default 2 s, whole seconds). A
+        /// worker silent for three heartbeats is taken for dead and its jobs go back to the queue.
+        pub fn heartbeat(interval: Duration)
+            => settings.heartbeat = interval.max(Duration::from_secs(1));
     }
 
     /// The queue's name.

@@ -62,24 +62,17 @@ impl Worker {
         }
     }
 
-    /// The worker's name (default `worker-<pid>-<random>`). Names identify live workers in
-    /// the database: two workers running at once must not share one.
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
+    crate::util::setters! {
+        /// The worker's name (default `worker-<pid>-<random>`). Names identify live workers in
+        /// the database: two workers running at once must not share one.
+        pub fn name(name: impl Into<String>) => name = name.into();
 
-    /// Most jobs running at once (default 16).
-    pub fn concurrency(mut self, jobs: usize) -> Self {
-        self.concurrency = jobs;
-        self
-    }
+        /// Most jobs running at once (default 16).
+        pub fn concurrency(jobs: usize) => concurrency = jobs;
 
-    /// How long running jobs may take to finish after the shutdown signal before they are
-    /// cancelled (default 30 s).
-    pub fn grace(mut self, grace: Duration) -> Self {
-        self.grace = grace;
-        self
+        /// How long running jobs may take to finish after the shutdown signal before they are
+        /// cancelled (default 30 s).
+        pub fn grace(grace: Duration) => grace = grace;
     }
 
     /// Serve the queue until `shutdown` completes, then shut down gracefully (see the type's

@@ -107,22 +107,15 @@ impl RetryPolicy {
         }
     }
 
-    /// The same policy with another cap on each wait.
-    pub fn with_max_backoff(mut self, max_backoff: Duration) -> Self {
-        self.max_backoff = max_backoff;
-        self
-    }
+    crate::util::setters! {
+        /// The same policy with another cap on each wait.
+        pub fn with_max_backoff(max_backoff: Duration) => max_backoff = max_backoff;
 
-    /// The same policy with another jitter fraction (clamped to 0..=1).
-    pub fn with_jitter(mut self, jitter: f64) -> Self {
-        self.jitter = jitter.clamp(0.0, 1.0);
-        self
-    }
+        /// The same policy with another jitter fraction (clamped to 0..=1).
+        pub fn with_jitter(jitter: f64) => jitter = jitter.clamp(0.0, 1.0);
 
-    /// The same policy with another number of retries.
-    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
-        self.max_retries = max_retries;
-        self
+        /// The same policy with another number of retries.
+        pub fn with_max_retries(max_retries: u32) => max_retries = max_retries;
     }
 
     /// Whether `error`, after `attempts` attempts, should be tried again. `retry_timeouts` is

@@ -42,34 +42,21 @@ impl Default for SearchSettings {
 }
 
 impl SearchSettings {
-    /// The same settings with this `k1`.
-    pub fn with_k1(mut self, k1: f64) -> Self {
-        self.k1 = k1;
-        self
-    }
+    crate::util::setters! {
+        /// The same settings with this `k1`.
+        pub fn with_k1(k1: f64) => k1 = k1;
 
-    /// The same settings with this `b`.
-    pub fn with_b(mut self, b: f64) -> Self {
-        self.b = b;
-        self
-    }
+        /// The same settings with this `b`.
+        pub fn with_b(b: f64) => b = b;
 
-    /// The same settings with this [`pair_weight`](Self::pair_weight).
-    pub fn with_pair_weight(mut self, weight: f64) -> Self {
-        self.pair_weight = weight;
-        self
-    }
+        /// The same settings with this [`pair_weight`](Self::pair_weight).
+        pub fn with_pair_weight(weight: f64) => pair_weight = weight;
 
-    /// The same settings with this [`name_coverage`](Self::name_coverage).
-    pub fn with_name_coverage(mut self, weight: f64) -> Self {
-        self.name_coverage = weight;
-        self
-    }
+        /// The same settings with this [`name_coverage`](Self::name_coverage).
+        pub fn with_name_coverage(weight: f64) => name_coverage = weight;
 
-    /// The same settings with this [`one_per_name`](Self::one_per_name).
-    pub fn with_one_per_name(mut self, on: bool) -> Self {
-        self.one_per_name = on;
-        self
+        /// The same settings with this [`one_per_name`](Self::one_per_name).
+        pub fn with_one_per_name(on: bool) => one_per_name = on;
     }
 
     /// Okapi BM25 alone with these settings' `k1` and `b`: no pairs, no name coverage.

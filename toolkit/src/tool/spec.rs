@@ -61,59 +61,34 @@ impl ToolOptions {
         self
     }
 
-    /// The tool does not change its environment.
-    pub fn read_only(mut self) -> Self {
-        self.annotations.read_only = true;
-        self
-    }
+    crate::util::setters! {
+        /// The tool does not change its environment.
+        pub fn read_only() => annotations.read_only = true;
 
-    /// Calling the tool twice with the same arguments has no additional effect.
-    pub fn idempotent(mut self) -> Self {
-        self.annotations.idempotent = true;
-        self
-    }
+        /// Calling the tool twice with the same arguments has no additional effect.
+        pub fn idempotent() => annotations.idempotent = true;
 
-    /// The tool may perform destructive updates.
-    pub fn destructive(mut self) -> Self {
-        self.annotations.destructive = true;
-        self
-    }
+        /// The tool may perform destructive updates.
+        pub fn destructive() => annotations.destructive = true;
 
-    /// Calls run alone, in call order, as a barrier within a batch.
-    pub fn sequential(mut self) -> Self {
-        self.sequential = true;
-        self
-    }
+        /// Calls run alone, in call order, as a barrier within a batch.
+        pub fn sequential() => sequential = true;
 
-    /// Calls run in the background queue and answer with a pending result at once.
-    pub fn background(mut self) -> Self {
-        self.background = true;
-        self
-    }
+        /// Calls run in the background queue and answer with a pending result at once.
+        pub fn background() => background = true;
 
-    /// Calls wait for approval before they run.
-    pub fn requires_approval(mut self) -> Self {
-        self.requires_approval = true;
-        self
-    }
+        /// Calls wait for approval before they run.
+        pub fn requires_approval() => requires_approval = true;
 
-    /// The tool is deferred: found by search rather than shown up front.
-    pub fn defer_loading(mut self) -> Self {
-        self.defer_loading = true;
-        self
-    }
+        /// The tool is deferred: found by search rather than shown up front.
+        pub fn defer_loading() => defer_loading = true;
 
-    /// The deadline of one attempt.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
+        /// The deadline of one attempt.
+        pub fn timeout(timeout: Duration) => timeout = Some(timeout);
 
-    /// Retries allowed after the first attempt (for retryable errors, and timeouts of
-    /// read-only or idempotent tools).
-    pub fn retries(mut self, retries: u32) -> Self {
-        self.retries = Some(retries);
-        self
+        /// Retries allowed after the first attempt (for retryable errors, and timeouts of
+        /// read-only or idempotent tools).
+        pub fn retries(retries: u32) => retries = Some(retries);
     }
 
     /// Whether a timed-out attempt may be run again: the tool says a repeat is harmless.
@@ -193,15 +168,11 @@ impl ToolSpec {
         self
     }
 
-    /// The JSON Schema of the structured output.
-    pub fn with_output_schema(mut self, schema: Value) -> Self {
-        self.output_schema = Some(schema);
-        self
-    }
+    crate::util::setters! {
+        /// The JSON Schema of the structured output.
+        pub fn with_output_schema(schema: Value) => output_schema = Some(schema);
 
-    /// The tool's options.
-    pub fn with_options(mut self, options: ToolOptions) -> Self {
-        self.options = options;
-        self
+        /// The tool's options.
+        pub fn with_options(options: ToolOptions) => options = options;
     }
 }

@@ -301,45 +301,32 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Default deadline of one attempt of any tool (a tool's own `timeout` wins). None by
-    /// default.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.exec.base.timeout = Some(timeout);
-        self
-    }
+    crate::util::setters! {
+        /// Default deadline of one attempt of any tool (a tool's own `timeout` wins). None by
+        /// default.
+        pub fn timeout(timeout: Duration) => exec.base.timeout = Some(timeout);
 
-    /// Deadline of a whole call, retries and backoff included. None by default.
-    pub fn total_timeout(mut self, timeout: Duration) -> Self {
-        self.exec.base.total_timeout = Some(timeout);
-        self
-    }
+        /// Deadline of a whole call, retries and backoff included. None by default.
+        pub fn total_timeout(timeout: Duration) => exec.base.total_timeout = Some(timeout);
 
-    /// Retry policy of every tool (a tool's own `retries` overrides the count). No retries by
-    /// default.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.exec.base.retry = policy;
-        self
-    }
+        /// Retry policy of every tool (a tool's own `retries` overrides the count). No retries by
+        /// default.
+        pub fn retry(policy: RetryPolicy) => exec.base.retry = policy;
 
-    /// Most calls of one batch running at once (default 16; at least 1).
-    pub fn max_concurrency(mut self, max: usize) -> Self {
-        self.exec.max_concurrency = max.max(1);
-        self
-    }
+        /// Most calls of one batch running at once (default 16; at least 1).
+        pub fn max_concurrency(max: usize) => exec.max_concurrency = max.max(1);
 
-    /// The result budget of every tool: the longest output handed to the model, in bytes
-    /// (default [`DEFAULT_MAX_OUTPUT_BYTES`], 64 KiB, about 16,000 tokens; at least 1). A
-    /// tool's own `#[tool(max_output_bytes = N)]` or
-    /// [`tool_max_output_bytes`](Self::tool_max_output_bytes) wins.
-    ///
-    /// Longer output is cut in the middle: its start and its end are kept (two thirds and one
-    /// third of the budget), with a note between them saying how many bytes of how many were
-    /// cut and that calling the tool again asking for less (a narrower query, a range, a page)
-    /// shows them. JSON that is cut becomes text. The application-side metadata of the output
-    /// is kept whole.
-    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
-        self.exec.base.max_output_bytes = bytes.max(1);
-        self
+        /// The result budget of every tool: the longest output handed to the model, in bytes
+        /// (default [`DEFAULT_MAX_OUTPUT_BYTES`], 64 KiB, about 16,000 tokens; at least 1). A
+        /// tool's own `#[tool(max_output_bytes = N)]` or
+        /// [`tool_max_output_bytes`](Self::tool_max_output_bytes) wins.
+        ///
+        /// Longer output is cut in the middle: its start and its end are kept (two thirds and one
+        /// third of the budget), with a note between them saying how many bytes of how many were
+        /// cut and that calling the tool again asking for less (a narrower query, a range, a page)
+        /// shows them. JSON that is cut becomes text. The application-side metadata of the output
+        /// is kept whole.
+        pub fn max_output_bytes(bytes: usize) => exec.base.max_output_bytes = bytes.max(1);
     }
 
     /// Add a tower layer around every call, inside the tracing span and outside approval,
@@ -362,20 +349,16 @@ impl ToolkitBuilder {
         self
     }
 
-    /// The hook asked before tools marked `requires_approval` run (a handle made with
-    /// [`Toolkit::with_approval_hook`] asks its own instead).
-    /// wins). Without any hook such calls are denied.
-    pub fn approval_hook(mut self, hook: impl ApprovalHook) -> Self {
-        self.exec.approval = Some(Arc::new(hook));
-        self
-    }
+    crate::util::setters! {
+        /// The hook asked before tools marked `requires_approval` run (a handle made with
+        /// [`Toolkit::with_approval_hook`] asks its own instead).
+        /// wins). Without any hook such calls are denied.
+        pub fn approval_hook(hook: impl ApprovalHook) => exec.approval = Some(Arc::new(hook));
 
-    /// Mend calls that would be refused — a tool name not offered, arguments that do not fit —
-    /// with `hook` (see [`RepairHook`]); applied wherever a turn's calls are answered
-    /// ([`Toolkit::turn`]: agent runs, resumed runs, code-mode programs).
-    pub fn repair_calls(mut self, hook: impl RepairHook) -> Self {
-        self.exec.repair = Some(Arc::new(hook));
-        self
+        /// Mend calls that would be refused — a tool name not offered, arguments that do not fit —
+        /// with `hook` (see [`RepairHook`]); applied wherever a turn's calls are answered
+        /// ([`Toolkit::turn`]: agent runs, resumed runs, code-mode programs).
+        pub fn repair_calls(hook: impl RepairHook) => exec.repair = Some(Arc::new(hook));
     }
 
     /// Check every tool's calls and results with `guardrail` (see [`Guardrail`]), wherever a
@@ -394,20 +377,16 @@ impl ToolkitBuilder {
         self
     }
 
-    /// Most background jobs running at once (default 64); calls beyond it get an error result.
-    pub fn background_capacity(mut self, capacity: usize) -> Self {
-        self.exec.background_capacity = capacity.max(1);
-        self
-    }
+    crate::util::setters! {
+        /// Most background jobs running at once (default 64); calls beyond it get an error result.
+        pub fn background_capacity(capacity: usize) => exec.background_capacity = capacity.max(1);
 
-    /// Keep background jobs in a durable queue (`JobQueue`, features `sqlite` or `postgres`;
-    /// see [`background`](crate::background)) instead of this process: calls are stored before
-    /// their pending result is returned, run by the queue's `Worker`s, and the ledger is read
-    /// from there. The toolkit's [`background_capacity`](Self::background_capacity) does not
-    /// apply (workers have their own concurrency).
-    pub fn job_queue(mut self, queue: impl MakeJobBackend) -> Self {
-        self.exec.job_backend = Some(Arc::new(queue));
-        self
+        /// Keep background jobs in a durable queue (`JobQueue`, features `sqlite` or `postgres`;
+        /// see [`background`](crate::background)) instead of this process: calls are stored before
+        /// their pending result is returned, run by the queue's `Worker`s, and the ledger is read
+        /// from there. The toolkit's [`background_capacity`](Self::background_capacity) does not
+        /// apply (workers have their own concurrency).
+        pub fn job_queue(queue: impl MakeJobBackend) => exec.job_backend = Some(Arc::new(queue));
     }
 
     /// Call `callback` with the result of every background call when it finishes.
@@ -433,23 +412,16 @@ impl ToolkitBuilder {
         self
     }
 
-    /// What to do when the model sends a value for a hidden parameter (default: reject).
-    pub fn hidden_args(mut self, policy: HiddenArgs) -> Self {
-        self.policy.hidden = policy;
-        self
-    }
+    crate::util::setters! {
+        /// What to do when the model sends a value for a hidden parameter (default: reject).
+        pub fn hidden_args(policy: HiddenArgs) => policy.hidden = policy;
 
-    /// What to do with arguments a tool does not declare (default: reject).
-    pub fn unknown_args(mut self, policy: UnknownArgs) -> Self {
-        self.policy.unknown = policy;
-        self
-    }
+        /// What to do with arguments a tool does not declare (default: reject).
+        pub fn unknown_args(policy: UnknownArgs) => policy.unknown = policy;
 
-    /// Largest argument text accepted for one call (default 4 MiB); larger calls get a
-    /// model-visible error without being parsed.
-    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
-        self.policy.max_bytes = bytes;
-        self
+        /// Largest argument text accepted for one call (default 4 MiB); larger calls get a
+        /// model-visible error without being parsed.
+        pub fn max_argument_bytes(bytes: usize) => policy.max_bytes = bytes;
     }
 
     /// Check everything and build the toolkit. Fails with every mistake found: unbound

@@ -90,17 +90,13 @@ impl SearchTools {
         }
     }
 
-    /// Answer searches without offering the tool: the provider shows its own search (its
-    /// client-side search calls this one), or programs search with their own function.
-    pub fn hidden(mut self) -> Self {
-        self.hidden = true;
-        self
-    }
+    crate::util::setters! {
+        /// Answer searches without offering the tool: the provider shows its own search (its
+        /// client-side search calls this one), or programs search with their own function.
+        pub fn hidden() => hidden = true;
 
-    /// How many tools a search lists when the model does not say (1 to 20).
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit.clamp(1, 20);
-        self
+        /// How many tools a search lists when the model does not say (1 to 20).
+        pub fn limit(limit: usize) => limit = limit.clamp(1, 20);
     }
 
     /// The definition the model is shown.

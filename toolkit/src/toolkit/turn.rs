@@ -200,31 +200,23 @@ impl Toolkit {
 }
 
 impl Turn<'_> {
-    /// Only these tools may be called this turn (by registered name); calls of others are
-    /// refused. Without this, every tool callable in the view may be.
-    pub fn offering(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.offered = Some(Names::new(names));
-        self
-    }
+    crate::util::setters! {
+        /// Only these tools may be called this turn (by registered name); calls of others are
+        /// refused. Without this, every tool callable in the view may be.
+        pub fn offering(names: impl IntoIterator<Item = String>)
+            => offered = Some(Names::new(names));
 
-    /// Calls of these tools are handed back unrun ([`CallAnswer::External`]).
-    pub fn external(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.external = Names::new(names);
-        self
-    }
+        /// Calls of these tools are handed back unrun ([`CallAnswer::External`]).
+        pub fn external(names: impl IntoIterator<Item = String>)
+            => external = Names::new(names);
 
-    /// Hold back the calls an approver would be asked about ([`CallAnswer::AwaitingApproval`])
-    /// instead of asking.
-    pub fn holding_approvals(mut self, hold: bool) -> Self {
-        self.hold_approvals = hold;
-        self
-    }
+        /// Hold back the calls an approver would be asked about ([`CallAnswer::AwaitingApproval`])
+        /// instead of asking.
+        pub fn holding_approvals(hold: bool) => hold_approvals = hold;
 
-    /// Deferred tools can be found this turn (with `search_tools`): a call of one not found yet
-    /// is refused with a hint to search first.
-    pub fn searchable(mut self, searchable: bool) -> Self {
-        self.searchable = searchable;
-        self
+        /// Deferred tools can be found this turn (with `search_tools`): a call of one not found yet
+        /// is refused with a hint to search first.
+        pub fn searchable(searchable: bool) => searchable = searchable;
     }
 
     /// The calls that will be answered here rather than held back or handed back (an agent

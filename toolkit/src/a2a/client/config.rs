@@ -100,19 +100,15 @@ impl AgentConfig {
 
     crate::endpoint::endpoint_methods!(endpoint);
 
-    /// Speak `version` when the card offers an interface for it (default: 1.x when offered,
-    /// else 0.3). Useful to talk 0.3 to a server that offers both.
-    pub fn prefer_version(mut self, version: WireVersion) -> Self {
-        self.prefer = version;
-        self
-    }
+    crate::util::setters! {
+        /// Speak `version` when the card offers an interface for it (default: 1.x when offered,
+        /// else 0.3). Useful to talk 0.3 to a server that offers both.
+        pub fn prefer_version(version: WireVersion) => prefer = version;
 
-    /// Prefix of the local names of the agent's tools (default: `<alias>_`, after the alias
-    /// the registry knows the agent by). An empty prefix keeps the remote names as they are;
-    /// the toolkit then refuses two tools of the same name.
-    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = Some(prefix.into());
-        self
+        /// Prefix of the local names of the agent's tools (default: `<alias>_`, after the alias
+        /// the registry knows the agent by). An empty prefix keeps the remote names as they are;
+        /// the toolkit then refuses two tools of the same name.
+        pub fn prefix(prefix: impl Into<String>) => prefix = Some(prefix.into());
     }
 
     /// Put every tool of the agent into `group` (declare it on the toolkit builder).

@@ -146,31 +146,22 @@ impl ClientToolsSession {
         }
     }
 
-    /// The shape of calls to ask the agent for, written as the tools part's `format`:
-    /// [`CallFormat::OpenAi`] (`"openai"`, the default: the project's convention) or
-    /// [`CallFormat::LangChain`] (`"langchain"`, what an agent written from design document 000
-    /// expects). Calls are read in either shape whichever is asked for.
-    pub fn call_format(mut self, format: CallFormat) -> Self {
-        self.format = format;
-        self
-    }
+    crate::util::setters! {
+        /// The shape of calls to ask the agent for, written as the tools part's `format`:
+        /// [`CallFormat::OpenAi`] (`"openai"`, the default: the project's convention) or
+        /// [`CallFormat::LangChain`] (`"langchain"`, what an agent written from design document 000
+        /// expects). Calls are read in either shape whichever is asked for.
+        pub fn call_format(format: CallFormat) => format = format;
 
-    /// Most rounds of tool calls in one turn (default 10, at least 1).
-    pub fn max_rounds(mut self, rounds: usize) -> Self {
-        self.max_rounds = rounds.max(1);
-        self
-    }
+        /// Most rounds of tool calls in one turn (default 10, at least 1).
+        pub fn max_rounds(rounds: usize) => max_rounds = rounds.max(1);
 
-    /// The context the local tool calls run with (values, cancellation, progress sink).
-    pub fn context(mut self, ctx: ToolContext) -> Self {
-        self.ctx = ctx;
-        self
-    }
+        /// The context the local tool calls run with (values, cancellation, progress sink).
+        pub fn context(ctx: ToolContext) => ctx = ctx;
 
-    /// Continue an existing conversation.
-    pub fn with_context_id(mut self, context_id: impl Into<String>) -> Self {
-        self.context_id = Some(context_id.into());
-        self
+        /// Continue an existing conversation.
+        pub fn with_context_id(context_id: impl Into<String>)
+            => context_id = Some(context_id.into());
     }
 
     /// The conversation's context id: the one this session picked for its first message, or

@@ -154,17 +154,13 @@ impl MemoryTaskStore {
         }
     }
 
-    /// Keep at most `count` finished tasks (the oldest finished go first). Zero keeps none
-    /// beyond [`FINISHED_GRACE`].
-    pub fn keep_finished(mut self, count: usize) -> Self {
-        self.keep = count;
-        self
-    }
+    crate::util::setters! {
+        /// Keep at most `count` finished tasks (the oldest finished go first). Zero keeps none
+        /// beyond [`FINISHED_GRACE`].
+        pub fn keep_finished(count: usize) => keep = count;
 
-    /// Keep a finished task for at most `age` after it finished.
-    pub fn keep_finished_for(mut self, age: Duration) -> Self {
-        self.keep_for = age;
-        self
+        /// Keep a finished task for at most `age` after it finished.
+        pub fn keep_finished_for(age: Duration) => keep_for = age;
     }
 
     /// How many tasks the store holds now, running and finished.

@@ -48,60 +48,39 @@ impl ServerOptions {
         Self::default()
     }
 
-    /// The agent's name on its card (default: the server's own, e.g. `agent-toolkit tools`).
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
+    crate::util::setters! {
+        /// The agent's name on its card (default: the server's own, e.g. `agent-toolkit tools`).
+        pub fn name(name: impl Into<String>) => name = Some(name.into());
 
-    /// The agent's description on its card (default: the server's own, saying how to use it).
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+        /// The agent's description on its card (default: the server's own, saying how to use it).
+        pub fn description(description: impl Into<String>)
+            => description = Some(description.into());
 
-    /// The agent's version on its card (default: this crate's version).
-    pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.version = Some(version.into());
-        self
-    }
+        /// The agent's version on its card (default: this crate's version).
+        pub fn version(version: impl Into<String>) => version = Some(version.into());
 
-    /// Require `Authorization: Bearer <token>` on the JSON-RPC endpoint (the card stays public
-    /// and declares the scheme). Default: no auth.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(Secret(token.into()));
-        self
-    }
+        /// Require `Authorization: Bearer <token>` on the JSON-RPC endpoint (the card stays public
+        /// and declares the scheme). Default: no auth.
+        pub fn bearer_token(token: impl Into<String>) => bearer_token = Some(Secret(token.into()));
 
-    /// The largest request body accepted, in bytes (default 2 MiB; at most
-    /// [`MAX_REQUEST_BODY_BYTES`](a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES), 10 MiB, the
-    /// official router's own limit). A larger body gets HTTP 413.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = Some(bytes);
-        self
-    }
+        /// The largest request body accepted, in bytes (default 2 MiB; at most
+        /// [`MAX_REQUEST_BODY_BYTES`](a2a_server::jsonrpc::MAX_REQUEST_BODY_BYTES), 10 MiB, the
+        /// official router's own limit). A larger body gets HTTP 413.
+        pub fn max_body_bytes(bytes: usize) => max_body_bytes = Some(bytes);
 
-    /// The URL clients reach the server at, e.g. `https://tools.example.com/`, for the card's
-    /// interfaces. Default: `http://` plus the request's `Host` header.
-    pub fn public_url(mut self, url: impl Into<String>) -> Self {
-        self.public_url = Some(url.into());
-        self
-    }
+        /// The URL clients reach the server at, e.g. `https://tools.example.com/`, for the card's
+        /// interfaces. Default: `http://` plus the request's `Host` header.
+        pub fn public_url(url: impl Into<String>) => public_url = Some(url.into());
 
-    /// With tasks in memory (the default), keep at most `count` finished tasks — completed,
-    /// failed, cancelled, rejected — forgetting the oldest finished first (default 1,000; see
-    /// [`MemoryTaskStore`](super::MemoryTaskStore)). Running tasks and tasks waiting for input
-    /// are always kept. A durable [`task_store`](Self::task_store) keeps every task instead.
-    pub fn keep_finished_tasks(mut self, count: usize) -> Self {
-        self.keep_finished = Some(count);
-        self
-    }
+        /// With tasks in memory (the default), keep at most `count` finished tasks — completed,
+        /// failed, cancelled, rejected — forgetting the oldest finished first (default 1,000; see
+        /// [`MemoryTaskStore`](super::MemoryTaskStore)). Running tasks and tasks waiting for input
+        /// are always kept. A durable [`task_store`](Self::task_store) keeps every task instead.
+        pub fn keep_finished_tasks(count: usize) => keep_finished = Some(count);
 
-    /// With tasks in memory (the default), forget a finished task once it has been finished
-    /// for `age` (default 10 minutes).
-    pub fn keep_finished_tasks_for(mut self, age: std::time::Duration) -> Self {
-        self.keep_finished_for = Some(age);
-        self
+        /// With tasks in memory (the default), forget a finished task once it has been finished
+        /// for `age` (default 10 minutes).
+        pub fn keep_finished_tasks_for(age: std::time::Duration) => keep_finished_for = Some(age);
     }
 
     /// The in-memory store a server built with these options uses.

@@ -144,26 +144,19 @@ impl A2aAgentServer {
         }
     }
 
-    /// The card's name and the endpoint's settings (auth, body limit, public URL).
-    pub fn options(mut self, options: ServerOptions) -> Self {
-        self.options = options;
-        self
-    }
+    crate::util::setters! {
+        /// The card's name and the endpoint's settings (auth, body limit, public URL).
+        pub fn options(options: ServerOptions) => options = options;
 
-    /// How many conversations to keep (default 1024); past it, the least recently used idle
-    /// one is forgotten. With a durable task store (`ServerOptions::task_store`) this bounds
-    /// the memory only: a forgotten conversation is read back from the database when it
-    /// continues.
-    pub fn max_contexts(mut self, n: usize) -> Self {
-        self.max_contexts = n.max(1);
-        self
-    }
+        /// How many conversations to keep (default 1024); past it, the least recently used idle
+        /// one is forgotten. With a durable task store (`ServerOptions::task_store`) this bounds
+        /// the memory only: a forgotten conversation is read back from the database when it
+        /// continues.
+        pub fn max_contexts(n: usize) => max_contexts = n.max(1);
 
-    /// Answer with Tasks, Messages, or whichever the client reads (the default,
-    /// [`Replies::Auto`]).
-    pub fn replies(mut self, replies: Replies) -> Self {
-        self.replies = replies;
-        self
+        /// Answer with Tasks, Messages, or whichever the client reads (the default,
+        /// [`Replies::Auto`]).
+        pub fn replies(replies: Replies) => replies = replies;
     }
 
     /// The card (without interfaces and security, which the router adds per request).

@@ -103,19 +103,15 @@ impl A2aToolServer {
         }
     }
 
-    /// The card's name and the endpoint's settings (auth, body limit, public URL).
-    pub fn options(mut self, options: ServerOptions) -> Self {
-        self.options = options;
-        self
-    }
+    crate::util::setters! {
+        /// The card's name and the endpoint's settings (auth, body limit, public URL).
+        pub fn options(options: ServerOptions) => options = options;
 
-    /// Run at most `n` tool calls at once; more wait their turn (their tasks stay `WORKING`,
-    /// and can be cancelled while waiting). The toolkit's own
-    /// [`max_concurrency`](crate::toolkit::ToolkitBuilder::max_concurrency) bounds one batch; requests
-    /// from many clients are separate calls, which this bounds. Default: no limit.
-    pub fn max_concurrent_calls(mut self, n: usize) -> Self {
-        self.max_concurrent_calls = Some(n.max(1));
-        self
+        /// Run at most `n` tool calls at once; more wait their turn (their tasks stay `WORKING`,
+        /// and can be cancelled while waiting). The toolkit's own
+        /// [`max_concurrency`](crate::toolkit::ToolkitBuilder::max_concurrency) bounds one batch;
+        /// requests from many clients are separate calls, which this bounds. Default: no limit.
+        pub fn max_concurrent_calls(n: usize) => max_concurrent_calls = Some(n.max(1));
     }
 
     /// The card as it is now (without interfaces and security, which the router adds per
