@@ -18,6 +18,7 @@ use pin_project_lite::pin_project;
 use serde::{Deserialize, Serialize};
 
 use super::ToolInvocation;
+use super::middleware::{Middleware, Outcome, StackService};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::ToolOutput;
@@ -70,37 +71,19 @@ where
 
 /// Asks the invocation's approver before running tools that require approval; passes
 /// everything else through.
-#[derive(Clone, Debug)]
-pub(crate) struct Approval<S> {
-    inner: S,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Approval;
 
-impl<S> Approval<S> {
-    /// Wrap `inner`.
-    pub(crate) fn new(inner: S) -> Self {
-        Approval { inner }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for Approval<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError> + Clone,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
+impl<S: StackService + Clone> Middleware<S> for Approval {
     type Future = ApprovalFuture<S>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut inv: ToolInvocation) -> Self::Future {
+    fn call(&self, inner: &mut S, mut inv: ToolInvocation) -> Self::Future {
         if !inv.options().requires_approval {
-            return ApprovalFuture::pass(self.inner.call(inv));
+            return ApprovalFuture::pass(inner.call(inv));
         }
         // Validate first: nobody should be asked to approve arguments that cannot run.
         let (arguments, context) = match &mut inv.args {
-            Err(_) => return ApprovalFuture::pass(self.inner.call(inv)),
+            Err(_) => return ApprovalFuture::pass(inner.call(inv)),
             Ok(args) => match args.validate() {
                 Ok(()) => (args.raw().to_string(), args.context().clone()),
                 Err(e) => return ApprovalFuture::fail(e),
@@ -116,8 +99,8 @@ where
             context,
         };
         let review = hook.review(request);
-        let clone = self.inner.clone();
-        let service = std::mem::replace(&mut self.inner, clone);
+        let clone = inner.clone();
+        let service = std::mem::replace(inner, clone);
         ApprovalFuture::review(review, service, inv)
     }
 }
@@ -137,17 +120,6 @@ pub(crate) fn denied(tool: &str, reason: &str) -> ToolError {
         ToolErrorKind::Denied,
         format!("the call of tool `{tool}` was not approved: {reason}"),
     )
-}
-
-/// Wraps a service in an [`Approval`] check.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ApprovalLayer;
-
-impl<S> tower::Layer<S> for ApprovalLayer {
-    type Service = Approval<S>;
-    fn layer(&self, inner: S) -> Approval<S> {
-        Approval::new(inner)
-    }
 }
 
 pin_project! {
@@ -202,7 +174,7 @@ impl<S> Future for ApprovalFuture<S>
 where
     S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError>,
 {
-    type Output = Result<ToolOutput, ToolError>;
+    type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();

@@ -11,39 +11,21 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use super::ToolInvocation;
+use super::middleware::{Middleware, Outcome, StackService};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::tool::ToolOutput;
 
 /// Catches panics in the inner service's `call` and in every poll of its future.
-#[derive(Clone, Debug)]
-pub(crate) struct PanicGuard<S> {
-    inner: S,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PanicGuard;
 
-impl<S> PanicGuard<S> {
-    /// Guard `inner`.
-    pub fn new(inner: S) -> Self {
-        PanicGuard { inner }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for PanicGuard<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError>,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
+impl<S: StackService> Middleware<S> for PanicGuard {
     type Future = PanicGuardFuture<S::Future>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
     #[inline]
-    fn call(&mut self, inv: ToolInvocation) -> Self::Future {
+    fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         let tool = inv.info().tool_name.clone();
         // The tool's synchronous part (argument extraction, the start of a plain fn) runs here.
-        match catch_unwind(AssertUnwindSafe(|| self.inner.call(inv))) {
+        match catch_unwind(AssertUnwindSafe(|| inner.call(inv))) {
             Ok(future) => PanicGuardFuture::running(future, tool),
             Err(payload) => PanicGuardFuture::failed(panicked(&tool, payload)),
         }
@@ -70,17 +52,6 @@ pub(crate) fn panicked(tool: &str, payload: Box<dyn Any + Send>) -> ToolError {
         "tool `{tool}` panicked: {}",
         panic_message(payload)
     ))
-}
-
-/// Wraps a service in a [`PanicGuard`].
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PanicGuardLayer;
-
-impl<S> tower::Layer<S> for PanicGuardLayer {
-    type Service = PanicGuard<S>;
-    fn layer(&self, inner: S) -> PanicGuard<S> {
-        PanicGuard::new(inner)
-    }
 }
 
 pin_project! {
@@ -112,11 +83,8 @@ impl<F> PanicGuardFuture<F> {
     }
 }
 
-impl<F> Future for PanicGuardFuture<F>
-where
-    F: Future<Output = Result<ToolOutput, ToolError>>,
-{
-    type Output = Result<ToolOutput, ToolError>;
+impl<F: Future<Output = Outcome>> Future for PanicGuardFuture<F> {
+    type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();

@@ -13,9 +13,10 @@
 //! 8. `service` — runs the tool (synchronous tools on the blocking pool until they prove quick)
 //!    and bounds its output.
 //!
-//! Each middleware is one file with tower's own shape (the service, its layer, its response
-//! future, the errors it produces); they are private to the crate, which assembles them in
-//! this order. The request is a [`ToolInvocation`], which carries
+//! Each middleware is one file: what it does with a call (a `Middleware`), its response
+//! future, the errors it produces. `middleware.rs` makes each a tower service around the one
+//! below it (`Around`: readiness and the request, response and error types, written once);
+//! they are private to the crate, which assembles them in this order. The request is a [`ToolInvocation`], which carries
 //! the tool's options and settings, so one stack serves every tool. The error type stays
 //! [`ToolError`] from end to end: no `BoxError` reaches the caller. A user layer sees every
 //! call as a `Service<ToolInvocation, Response = ToolOutput, Error = ToolError>` (the stack
@@ -25,6 +26,7 @@ mod approval;
 pub(crate) mod batch;
 mod guard;
 mod invocation;
+mod middleware;
 mod output;
 mod pace;
 mod retry;

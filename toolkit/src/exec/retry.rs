@@ -12,38 +12,21 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 
 use super::ToolInvocation;
+use super::middleware::{Middleware, Outcome, StackService};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::ToolOutput;
 
 /// Retries each invocation according to its [`ExecSettings`](super::ExecSettings).
-#[derive(Clone, Debug)]
-pub(crate) struct Retry<S> {
-    inner: S,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Retry;
 
-impl<S> Retry<S> {
-    /// Wrap `inner`.
-    pub fn new(inner: S) -> Self {
-        Retry { inner }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for Retry<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError> + Clone,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
+impl<S: StackService + Clone> Middleware<S> for Retry {
     type Future = RetryFuture<S>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, inv: ToolInvocation) -> Self::Future {
+    fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         // `inner` was made ready by `poll_ready`; keep it for this call and leave a clone.
-        let clone = self.inner.clone();
-        let mut ready = std::mem::replace(&mut self.inner, clone);
+        let clone = inner.clone();
+        let mut ready = std::mem::replace(inner, clone);
         let first = if inv.settings().retry.max_retries == 0 {
             // The common case: no copy of the invocation kept for later.
             return RetryFuture::once(ready.call(inv));
@@ -175,17 +158,6 @@ mod tests {
     }
 }
 
-/// Wraps a service in a [`Retry`].
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RetryLayer;
-
-impl<S> tower::Layer<S> for RetryLayer {
-    type Service = Retry<S>;
-    fn layer(&self, inner: S) -> Retry<S> {
-        Retry::new(inner)
-    }
-}
-
 pin_project! {
     #[project = StateProj]
     enum State<F> {
@@ -227,7 +199,7 @@ impl<S> Future for RetryFuture<S>
 where
     S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError> + Clone,
 {
-    type Output = Result<ToolOutput, ToolError>;
+    type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();

@@ -10,6 +10,7 @@ use std::time::Instant;
 use tokio::task::JoinHandle;
 
 use super::ToolInvocation;
+use super::middleware::Outcome;
 use super::output::truncate_output;
 use super::pace::SyncPace;
 use crate::error::{ToolError, ToolErrorKind};
@@ -99,7 +100,7 @@ pub(crate) struct ToolServiceFuture {
 }
 
 impl Future for ToolServiceFuture {
-    type Output = Result<ToolOutput, ToolError>;
+    type Output = Outcome;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let max = self.max;

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use super::ToolInvocation;
-use super::approval::{Approval, ApprovalLayer};
-use super::guard::{PanicGuard, PanicGuardLayer};
-use super::retry::{Retry, RetryLayer};
+use super::approval::Approval;
+use super::guard::PanicGuard;
+use super::middleware::{Around, Outcome};
+use super::retry::Retry;
 use super::service::ToolService;
-use super::timeout::{Timeout, TimeoutLayer};
-use super::trace::{Trace, TraceLayer};
+use super::timeout::{Limit, Timeout};
+use super::trace::Trace;
 use crate::error::ToolError;
 use crate::tool::ToolOutput;
 
@@ -22,11 +23,14 @@ pub(crate) type LayerFn = Arc<dyn Fn(BoxToolService) -> BoxToolService + Send + 
 
 /// The built-in layers around the tool, innermost last: a concrete type, so calling it needs
 /// no allocation.
-type CoreStack = Approval<Timeout<Retry<Timeout<PanicGuard<ToolService>>>>>;
+type CoreStack = Around<
+    Approval,
+    Around<Timeout, Around<Retry, Around<Timeout, Around<PanicGuard, ToolService>>>>,
+>;
 
 /// The layers a call needs when approval, time limits, cancellation and retries have nothing
 /// to do for it: the span and the panic guard around the tool.
-type LeanStack = Trace<PanicGuard<ToolService>>;
+type LeanStack = Around<Trace, Around<PanicGuard, ToolService>>;
 
 /// The whole stack. Without user layers it stays concrete (cheap to clone, no boxed future);
 /// user layers are typed by the user, so with them the stack is boxed once below them.
@@ -38,10 +42,10 @@ type LeanStack = Trace<PanicGuard<ToolService>>;
 #[derive(Clone)]
 pub(crate) enum Stack {
     Core {
-        full: Trace<CoreStack>,
+        full: Around<Trace, CoreStack>,
         lean: LeanStack,
     },
-    Layered(Trace<BoxToolService>),
+    Layered(Around<Trace, BoxToolService>),
 }
 
 impl Stack {
@@ -85,7 +89,7 @@ pin_project_lite::pin_project! {
 }
 
 impl std::future::Future for RunFuture {
-    type Output = Result<ToolOutput, ToolError>;
+    type Output = Outcome;
 
     fn poll(
         self: std::pin::Pin<&mut Self>,
@@ -100,18 +104,17 @@ impl std::future::Future for RunFuture {
 
 /// Assemble the stack in the documented order.
 pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
-    use tower::{Layer, ServiceBuilder};
-    let core: CoreStack = ServiceBuilder::new()
-        .layer(ApprovalLayer)
-        .layer(TimeoutLayer::total())
-        .layer(RetryLayer)
-        .layer(TimeoutLayer::attempt())
-        .layer(PanicGuardLayer)
+    let core: CoreStack = tower::ServiceBuilder::new()
+        .layer_fn(|s| Around::new(Approval, s))
+        .layer_fn(|s| Around::new(Timeout(Limit::Total), s))
+        .layer_fn(|s| Around::new(Retry, s))
+        .layer_fn(|s| Around::new(Timeout(Limit::Attempt), s))
+        .layer_fn(|s| Around::new(PanicGuard, s))
         .service(ToolService);
     if user_layers.is_empty() {
         return Stack::Core {
-            full: TraceLayer.layer(core),
-            lean: TraceLayer.layer(PanicGuardLayer.layer(ToolService)),
+            full: Around::new(Trace, core),
+            lean: Around::new(Trace, Around::new(PanicGuard, ToolService)),
         };
     }
     let mut stack = BoxToolService::new(core);
@@ -119,5 +122,5 @@ pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
     for layer in user_layers.iter().rev() {
         stack = layer(stack);
     }
-    Stack::Layered(TraceLayer.layer(stack))
+    Stack::Layered(Around::new(Trace, stack))
 }

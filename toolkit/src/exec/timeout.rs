@@ -20,39 +20,20 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::middleware::{Middleware, Outcome, StackService};
 use super::{ExecSettings, ToolInvocation};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::tool::ToolOutput;
 
 /// Applies one of an invocation's time limits (and, for the whole call, its cancellation).
-#[derive(Clone, Debug)]
-pub(crate) struct Timeout<S> {
-    inner: S,
-    scope: Limit,
-}
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timeout(pub(crate) Limit);
 
-impl<S> Timeout<S> {
-    /// Wrap `inner`, applying the limit of `scope`.
-    pub(crate) fn new(inner: S, scope: Limit) -> Self {
-        Timeout { inner, scope }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for Timeout<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError>,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
+impl<S: StackService> Middleware<S> for Timeout {
     type Future = TimeoutFuture<S::Future>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, inv: ToolInvocation) -> Self::Future {
+    fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         let settings: &ExecSettings = inv.settings();
-        let (limit, cancel) = match self.scope {
+        let (limit, cancel) = match self.0 {
             Limit::Attempt => (settings.attempt_timeout, None),
             Limit::Total => (
                 settings.total_timeout,
@@ -66,7 +47,7 @@ where
         if let Some(error) = limit.and_then(|_| super::no_timer(&tool)) {
             return TimeoutFuture::failed(error, tool);
         }
-        TimeoutFuture::new(self.inner.call(inv), limit, self.scope, cancel, tool)
+        TimeoutFuture::new(inner.call(inv), limit, self.0, cancel, tool)
     }
 }
 
@@ -97,29 +78,6 @@ pub(crate) fn cancelled(tool: &str) -> ToolError {
         ToolErrorKind::Cancelled,
         format!("tool `{tool}` was cancelled before it finished"),
     )
-}
-
-/// Wraps a service in a [`Timeout`] for one of the two limits.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TimeoutLayer(Limit);
-
-impl TimeoutLayer {
-    /// The limit of one attempt.
-    pub(crate) fn attempt() -> Self {
-        TimeoutLayer(Limit::Attempt)
-    }
-
-    /// The limit of the whole call, and its cancellation.
-    pub(crate) fn total() -> Self {
-        TimeoutLayer(Limit::Total)
-    }
-}
-
-impl<S> tower::Layer<S> for TimeoutLayer {
-    type Service = Timeout<S>;
-    fn layer(&self, inner: S) -> Timeout<S> {
-        Timeout::new(inner, self.0)
-    }
 }
 
 pin_project! {
@@ -172,11 +130,8 @@ impl<F> TimeoutFuture<F> {
     }
 }
 
-impl<F> Future for TimeoutFuture<F>
-where
-    F: Future<Output = Result<ToolOutput, ToolError>>,
-{
-    type Output = Result<ToolOutput, ToolError>;
+impl<F: Future<Output = Outcome>> Future for TimeoutFuture<F> {
+    type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();

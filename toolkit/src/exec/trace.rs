@@ -13,8 +13,7 @@ use std::task::{Context, Poll, ready};
 use pin_project_lite::pin_project;
 
 use super::ToolInvocation;
-use crate::error::ToolError;
-use crate::tool::ToolOutput;
+use super::middleware::{Middleware, Outcome, StackService};
 
 /// The span of one call. Also used for calls that never reach a tool (unknown name), so every
 /// call is traced the same way.
@@ -30,47 +29,18 @@ pub(crate) fn span(tool: &str, call_id: &str) -> tracing::Span {
 }
 
 /// Runs each invocation inside its `execute_tool` span.
-#[derive(Clone, Debug)]
-pub(crate) struct Trace<S> {
-    inner: S,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Trace;
 
-impl<S> Trace<S> {
-    /// Wrap `inner`.
-    pub fn new(inner: S) -> Self {
-        Trace { inner }
-    }
-}
-
-impl<S> tower::Service<ToolInvocation> for Trace<S>
-where
-    S: tower::Service<ToolInvocation, Response = ToolOutput, Error = ToolError>,
-{
-    type Response = ToolOutput;
-    type Error = ToolError;
+impl<S: StackService> Middleware<S> for Trace {
     type Future = TraceFuture<S::Future>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
-
     #[inline]
-    fn call(&mut self, inv: ToolInvocation) -> Self::Future {
+    fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         let span = span(&inv.info().tool_name, &inv.info().call_id);
         let attempts = inv.attempt_counter();
-        let future = span.in_scope(|| self.inner.call(inv));
+        let future = span.in_scope(|| inner.call(inv));
         TraceFuture::new(future, span, attempts)
-    }
-}
-
-/// Wraps a service in a [`Trace`].
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct TraceLayer;
-
-impl<S> tower::Layer<S> for TraceLayer {
-    type Service = Trace<S>;
-    fn layer(&self, inner: S) -> Trace<S> {
-        Trace::new(inner)
     }
 }
 
@@ -95,11 +65,8 @@ impl<F> TraceFuture<F> {
     }
 }
 
-impl<F> Future for TraceFuture<F>
-where
-    F: Future<Output = Result<ToolOutput, ToolError>>,
-{
-    type Output = Result<ToolOutput, ToolError>;
+impl<F: Future<Output = Outcome>> Future for TraceFuture<F> {
+    type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
