@@ -12,7 +12,7 @@
 
 use std::future::Future;
 
-use super::{Database, DatabaseError, Pool};
+use super::{Database, DatabaseError, Pool, on_pool};
 
 /// One schema step of a component.
 pub(crate) struct Step {
@@ -23,6 +23,29 @@ pub(crate) struct Step {
     /// The statements on Postgres.
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(crate) postgres: &'static [&'static str],
+}
+
+impl Step {
+    /// The step's statements on the engine of `pool`.
+    fn on(&self, pool: &Pool) -> &'static [&'static str] {
+        match pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(_) => self.sqlite,
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(_) => self.postgres,
+        }
+    }
+}
+
+/// How the transaction of a step begins on the engine of `pool`. SQLite takes the write lock up
+/// front (`BEGIN IMMEDIATE`), so that a reader never has to upgrade (see [`optimize_sqlite`]).
+fn step_begin(pool: &Pool) -> &'static str {
+    match pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(_) => "BEGIN IMMEDIATE",
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(_) => "BEGIN",
+    }
 }
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS agent_toolkit_schema \
@@ -45,11 +68,11 @@ where
 {
     match &db.pool {
         #[cfg(feature = "sqlite")]
-        Pool::Sqlite(pool) => {
+        Pool::Sqlite(_) => {
             let file = db.file.clone();
             let run = async {
                 before.await?;
-                apply_sqlite(db, pool, component, steps).await
+                apply(db, component, steps).await
             };
             match file {
                 Some(file) => with_file_lock(&file, db.label(), run).await,
@@ -66,7 +89,7 @@ where
                 .map_err(|e| db.error(e))?;
             let outcome = async {
                 before.await?;
-                apply_postgres(db, pool, component, steps).await
+                apply(db, component, steps).await
             }
             .await;
             let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
@@ -92,46 +115,43 @@ fn too_new(db: &Database, component: &str, found: i64, known: i64) -> DatabaseEr
     )
 }
 
-#[cfg(feature = "sqlite")]
-async fn apply_sqlite(
-    db: &Database,
-    pool: &sqlx::SqlitePool,
-    component: &str,
-    steps: &[Step],
-) -> Result<(), DatabaseError> {
+/// Apply the steps of `component` that `db` has not seen, each in a transaction that also
+/// records its version; refuse a database at a newer version than `steps` know.
+async fn apply(db: &Database, component: &str, steps: &[Step]) -> Result<(), DatabaseError> {
+    const CURRENT: &str = "SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) \
+        FROM agent_toolkit_schema WHERE component = $1";
+    const RECORD: &str = "INSERT INTO agent_toolkit_schema (component, version) VALUES ($1, $2) \
+        ON CONFLICT (component) DO UPDATE SET version = excluded.version";
     let fail = |e: sqlx::Error| db.error(e);
-    sqlx::query(SCHEMA).execute(pool).await.map_err(fail)?;
-    let current: i64 = sqlx::query_scalar(
-        "SELECT COALESCE(MAX(version), 0) FROM agent_toolkit_schema WHERE component = ?1",
-    )
-    .bind(component)
-    .fetch_one(pool)
-    .await
-    .map_err(fail)?;
-    let known = steps.last().map_or(0, |s| s.version);
-    if current > known {
-        return Err(too_new(db, component, current, known));
-    }
-    for step in steps.iter().filter(|s| s.version > current) {
-        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(fail)?;
-        for statement in step.sqlite {
-            sqlx::query(sqlx::AssertSqlSafe(*statement))
+    on_pool!(db, |pool, sql| {
+        sqlx::query(SCHEMA).execute(pool).await.map_err(fail)?;
+        let current: i64 = sqlx::query_scalar(sql(CURRENT))
+            .bind(component)
+            .fetch_one(pool)
+            .await
+            .map_err(fail)?;
+        let known = steps.last().map_or(0, |s| s.version);
+        if current > known {
+            return Err(too_new(db, component, current, known));
+        }
+        for step in steps.iter().filter(|s| s.version > current) {
+            let mut tx = pool.begin_with(step_begin(&db.pool)).await.map_err(fail)?;
+            for statement in step.on(&db.pool) {
+                sqlx::query(sqlx::AssertSqlSafe(*statement))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(fail)?;
+            }
+            sqlx::query(sql(RECORD))
+                .bind(component)
+                .bind(step.version)
                 .execute(&mut *tx)
                 .await
                 .map_err(fail)?;
+            tx.commit().await.map_err(fail)?;
         }
-        sqlx::query(
-            "INSERT INTO agent_toolkit_schema (component, version) VALUES (?1, ?2) \
-             ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-        )
-        .bind(component)
-        .bind(step.version)
-        .execute(&mut *tx)
-        .await
-        .map_err(fail)?;
-        tx.commit().await.map_err(fail)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Give the query planner statistics of the tables that lack them (`PRAGMA optimize`: `ANALYZE`
@@ -166,48 +186,6 @@ pub(crate) async fn optimize_sqlite(
         .await
         .map_err(fail)?;
     tx.commit().await.map_err(fail)
-}
-
-#[cfg(feature = "postgres")]
-async fn apply_postgres(
-    db: &Database,
-    pool: &sqlx::PgPool,
-    component: &str,
-    steps: &[Step],
-) -> Result<(), DatabaseError> {
-    let fail = |e: sqlx::Error| db.error(e);
-    sqlx::query(SCHEMA).execute(pool).await.map_err(fail)?;
-    let current: i64 = sqlx::query_scalar(
-        "SELECT COALESCE(MAX(version), 0)::BIGINT FROM agent_toolkit_schema WHERE component = $1",
-    )
-    .bind(component)
-    .fetch_one(pool)
-    .await
-    .map_err(fail)?;
-    let known = steps.last().map_or(0, |s| s.version);
-    if current > known {
-        return Err(too_new(db, component, current, known));
-    }
-    for step in steps.iter().filter(|s| s.version > current) {
-        let mut tx = pool.begin().await.map_err(fail)?;
-        for statement in step.postgres {
-            sqlx::query(sqlx::AssertSqlSafe(*statement))
-                .execute(&mut *tx)
-                .await
-                .map_err(fail)?;
-        }
-        sqlx::query(
-            "INSERT INTO agent_toolkit_schema (component, version) VALUES ($1, $2) \
-             ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-        )
-        .bind(component)
-        .bind(step.version)
-        .execute(&mut *tx)
-        .await
-        .map_err(fail)?;
-        tx.commit().await.map_err(fail)?;
-    }
-    Ok(())
 }
 
 /// Run `body` holding an exclusive lock on `<path>.lock`: processes opening or migrating one
