@@ -114,6 +114,21 @@ const SAVE_CONVERSATION: &str = "INSERT INTO a2a_conversations (context_id, stat
     VALUES ($1, $2, $3) ON CONFLICT (context_id) DO UPDATE \
     SET state = excluded.state, updated_ms = excluded.updated_ms";
 
+/// `$query` with a task's columns bound to `$1` .. `$7`, as [`INSERT`] and [`UPDATE`] take
+/// them (`$task` a `&Task`, `$columns` its [`Columns`]).
+macro_rules! bind_task {
+    ($query:expr, $task:expr, $columns:expr) => {
+        $query
+            .bind(&$task.id)
+            .bind(&$task.context_id)
+            .bind(&$columns.state)
+            .bind($columns.terminal)
+            .bind($columns.status_ns)
+            .bind(now_ms())
+            .bind(Json($task))
+    };
+}
+
 /// A durable [`TaskStore`] for the A2A servers: tasks in Postgres or SQLite instead of memory.
 ///
 /// Give it to a server with [`ServerOptions::task_store`](super::ServerOptions::task_store).
@@ -312,14 +327,7 @@ impl SqlTaskStore {
     async fn write(&self, task: Task, version: Option<i64>) -> Result<TaskVersion, A2AError> {
         let columns = Columns::of(&task)?;
         let written: Option<i64> = on_pool!(self.db, |pool, sql| {
-            sqlx::query(sql(UPDATE))
-                .bind(&task.id)
-                .bind(&task.context_id)
-                .bind(&columns.state)
-                .bind(columns.terminal)
-                .bind(columns.status_ns)
-                .bind(now_ms())
-                .bind(Json(&task))
+            bind_task!(sqlx::query(sql(UPDATE)), &task, columns)
                 .bind(version)
                 .fetch_optional(pool)
                 .await
@@ -359,14 +367,7 @@ impl SqlTaskStore {
                 // cancel exactly when it is stored.
                 let run = async {
                     let mut tx = pool.begin().await?;
-                    let row = sqlx::query(UPDATE)
-                        .bind(&task.id)
-                        .bind(&task.context_id)
-                        .bind(&columns.state)
-                        .bind(columns.terminal)
-                        .bind(columns.status_ns)
-                        .bind(now_ms())
-                        .bind(Json(task))
+                    let row = bind_task!(sqlx::query(UPDATE), task, columns)
                         .bind(Some(version))
                         .fetch_optional(&mut *tx)
                         .await?;
@@ -384,19 +385,16 @@ impl SqlTaskStore {
                 run.await.map_err(|e| self.error("cancelling a task", e))
             }
             #[cfg(feature = "sqlite")]
-            crate::storage::Pool::Sqlite(pool) => sqlx::query(crate::storage::sqlite_sql(UPDATE))
-                .bind(&task.id)
-                .bind(&task.context_id)
-                .bind(&columns.state)
-                .bind(columns.terminal)
-                .bind(columns.status_ns)
-                .bind(now_ms())
-                .bind(Json(task))
-                .bind(Some(version))
-                .fetch_optional(pool)
-                .await
-                .map(|row| row.map(drop))
-                .map_err(|e| self.error("cancelling a task", e)),
+            crate::storage::Pool::Sqlite(pool) => bind_task!(
+                sqlx::query(crate::storage::sqlite_sql(UPDATE)),
+                task,
+                columns
+            )
+            .bind(Some(version))
+            .fetch_optional(pool)
+            .await
+            .map(|row| row.map(drop))
+            .map_err(|e| self.error("cancelling a task", e)),
         }
     }
 }
@@ -406,14 +404,7 @@ impl TaskStore for SqlTaskStore {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
         let columns = Columns::of(&task)?;
         on_pool!(self.db, |pool, sql| {
-            sqlx::query(sql(INSERT))
-                .bind(&task.id)
-                .bind(&task.context_id)
-                .bind(&columns.state)
-                .bind(columns.terminal)
-                .bind(columns.status_ns)
-                .bind(now_ms())
-                .bind(Json(&task))
+            bind_task!(sqlx::query(sql(INSERT)), &task, columns)
                 .execute(pool)
                 .await
                 .map(drop)
