@@ -4,8 +4,8 @@ use a2a::{Message, Part, PartContent};
 use serde_json::{Map, Value, json};
 
 use super::data::{
-    CallFormat, InvalidToolsPart, TOOL_CALLS, data_part, entries, integral_floats_to_ints,
-    part_type, string_field,
+    CallFormat, InvalidToolsPart, TOOL_CALLS, data_part, entries, found, integral_floats_to_ints,
+    object, part_type, string_field,
 };
 use crate::tool::ToolCall;
 use crate::util::json_kind;
@@ -87,11 +87,7 @@ pub fn extract_tool_calls(message: &Message) -> Result<Vec<ToolCall>, InvalidToo
         .into_iter()
         .enumerate()
     {
-        let Some(obj) = item.as_object() else {
-            problems.push(format!(
-                "{path}: must be an object, found {}",
-                json_kind(item)
-            ));
+        let Some(obj) = object(item, &path, &mut problems) else {
             continue;
         };
         let call = if obj.contains_key("function") {
@@ -110,14 +106,7 @@ pub fn extract_tool_calls(message: &Message) -> Result<Vec<ToolCall>, InvalidToo
         };
         calls.extend(call);
     }
-    if problems.is_empty() {
-        Ok(calls)
-    } else {
-        Err(InvalidToolsPart {
-            kind: TOOL_CALLS,
-            problems,
-        })
-    }
+    found(calls, TOOL_CALLS, problems)
 }
 
 fn openai_call(
@@ -132,22 +121,12 @@ fn openai_call(
     };
     let fpath = format!("{path}.function");
     let name = string_field(function, "name", &fpath, problems);
-    let arguments = match function.get("arguments") {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(v @ Value::Object(_)) => {
-            let mut v = v.clone();
-            integral_floats_to_ints(&mut v);
-            Some(v.to_string())
-        }
-        None | Some(Value::Null) => Some("{}".to_string()),
-        Some(other) => {
-            problems.push(format!(
-                "{fpath}.arguments: must be JSON text or an object, found {}",
-                json_kind(other)
-            ));
-            None
-        }
-    };
+    let arguments = arguments(
+        function.get("arguments"),
+        true,
+        &format!("{fpath}.arguments"),
+        problems,
+    );
     Some(ToolCall::new(id?, name?, arguments?))
 }
 
@@ -167,7 +146,21 @@ fn langchain_call(
         Some(Value::String(t)) if t == "tool_call" => {}
         Some(other) => problems.push(format!("{path}.type: must be \"tool_call\", found {other}")),
     }
-    let arguments = match obj.get("args") {
+    let arguments = arguments(obj.get("args"), false, &format!("{path}.args"), problems);
+    Some(ToolCall::new(id?, name?, arguments?))
+}
+
+/// A call's arguments as JSON text: an object (its integral floats made integers), `{}` when
+/// there are none, or, where `text` allows it (OpenAI's form), JSON text as it is. Anything
+/// else is a problem at `path`.
+fn arguments(
+    value: Option<&Value>,
+    text: bool,
+    path: &str,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    match value {
+        Some(Value::String(s)) if text => Some(s.clone()),
         Some(v @ Value::Object(_)) => {
             let mut v = v.clone();
             integral_floats_to_ints(&mut v);
@@ -175,14 +168,18 @@ fn langchain_call(
         }
         None | Some(Value::Null) => Some("{}".to_string()),
         Some(other) => {
+            let expected = if text {
+                "JSON text or an object"
+            } else {
+                "an object"
+            };
             problems.push(format!(
-                "{path}.args: must be an object, found {}",
+                "{path}: must be {expected}, found {}",
                 json_kind(other)
             ));
             None
         }
-    };
-    Some(ToolCall::new(id?, name?, arguments?))
+    }
 }
 
 #[cfg(test)]

@@ -117,6 +117,36 @@ pub(super) fn entries<'m>(
     out
 }
 
+/// `item` as an object; anything else is a problem at `path`.
+pub(super) fn object<'v>(
+    item: &'v Value,
+    path: &str,
+    problems: &mut Vec<String>,
+) -> Option<&'v Map<String, Value>> {
+    let object = item.as_object();
+    if object.is_none() {
+        problems.push(format!(
+            "{path}: must be an object, found {}",
+            json_kind(item)
+        ));
+    }
+    object
+}
+
+/// What was read from the parts of `kind` when there were no problems, else the error listing
+/// every problem.
+pub(super) fn found<T>(
+    items: Vec<T>,
+    kind: &'static str,
+    problems: Vec<String>,
+) -> Result<Vec<T>, InvalidToolsPart> {
+    if problems.is_empty() {
+        Ok(items)
+    } else {
+        Err(InvalidToolsPart { kind, problems })
+    }
+}
+
 pub(super) fn string_field<'v>(
     obj: &'v Map<String, Value>,
     key: &str,

@@ -5,8 +5,8 @@ use a2a::{Message, Part};
 use serde_json::{Value, json};
 
 use super::data::{
-    CallFormat, InvalidToolsPart, TOOL_DEFINITIONS, data_part, entries, integral_floats_to_ints,
-    part_type, parts_of_kind, string_field,
+    CallFormat, InvalidToolsPart, TOOL_DEFINITIONS, data_part, entries, found,
+    integral_floats_to_ints, object, part_type, parts_of_kind, string_field,
 };
 use crate::tool::ToolDefinition;
 use crate::util::json_kind;
@@ -80,11 +80,7 @@ pub fn extract_tools(message: &Message) -> Result<Vec<ToolDefinition>, InvalidTo
     let mut seen = std::collections::HashSet::new();
     let parts = parts_of_kind(message, TOOL_DEFINITIONS);
     for (path, item) in entries(parts, "tools", &mut problems) {
-        let Some(obj) = item.as_object() else {
-            problems.push(format!(
-                "{path}: must be an object, found {}",
-                json_kind(item)
-            ));
+        let Some(obj) = object(item, &path, &mut problems) else {
             continue;
         };
         match obj.get("type") {
@@ -127,14 +123,7 @@ pub fn extract_tools(message: &Message) -> Result<Vec<ToolDefinition>, InvalidTo
             tools.push(ToolDefinition::new(name, description, parameters));
         }
     }
-    if problems.is_empty() {
-        Ok(tools)
-    } else {
-        Err(InvalidToolsPart {
-            kind: TOOL_DEFINITIONS,
-            problems,
-        })
-    }
+    found(tools, TOOL_DEFINITIONS, problems)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::data::{
-    InvalidToolsPart, TOOL_RESULTS, data_part, entries, parts_of_kind, string_field,
+    InvalidToolsPart, TOOL_RESULTS, data_part, entries, found, object, parts_of_kind, string_field,
 };
 use crate::util::json_kind;
 use crate::{model, tool::ToolResult};
@@ -104,11 +104,7 @@ pub fn extract_tool_results(message: &Message) -> Result<Vec<ToolResultEntry>, I
     let mut results = Vec::new();
     let parts = parts_of_kind(message, TOOL_RESULTS);
     for (path, item) in entries(parts, "tool_results", &mut problems) {
-        let Some(obj) = item.as_object() else {
-            problems.push(format!(
-                "{path}: must be an object, found {}",
-                json_kind(item)
-            ));
+        let Some(obj) = object(item, &path, &mut problems) else {
             continue;
         };
         let id = string_field(obj, "tool_call_id", &path, &mut problems);
@@ -129,22 +125,10 @@ pub fn extract_tool_results(message: &Message) -> Result<Vec<ToolResultEntry>, I
             }
         };
         if let Some(id) = id {
-            results.push(ToolResultEntry {
-                tool_call_id: id.to_string(),
-                name: name.to_string(),
-                content,
-                is_error,
-            });
+            results.push(entry(id, name, content, is_error));
         }
     }
-    if problems.is_empty() {
-        Ok(results)
-    } else {
-        Err(InvalidToolsPart {
-            kind: TOOL_RESULTS,
-            problems,
-        })
-    }
+    found(results, TOOL_RESULTS, problems)
 }
 
 /// A JSON string as its text, any other value as its JSON text.
@@ -216,14 +200,7 @@ pub fn extract_text_results(message: &Message) -> Result<Vec<ToolResultEntry>, I
             results.push(entry("", name, error.trim().to_string(), true));
         }
     }
-    if problems.is_empty() {
-        Ok(results)
-    } else {
-        Err(InvalidToolsPart {
-            kind: TOOL_RESULTS,
-            problems,
-        })
-    }
+    found(results, TOOL_RESULTS, problems)
 }
 
 fn entry(id: &str, name: &str, content: String, is_error: bool) -> ToolResultEntry {
@@ -260,11 +237,7 @@ fn results_list(
     };
     for (i, item) in items.iter().enumerate() {
         let path = format!("{at}: results[{i}]");
-        let Some(obj) = item.as_object() else {
-            problems.push(format!(
-                "{path}: must be an object, found {}",
-                json_kind(item)
-            ));
+        let Some(obj) = object(item, &path, problems) else {
             continue;
         };
         let name = string_field(obj, "name", &path, problems);
