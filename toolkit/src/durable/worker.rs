@@ -160,56 +160,40 @@ impl Worker {
             stop.cancelled().await;
             Ok::<(), apalis::prelude::WorkerError>(())
         };
-        // The same worker on either engine's backend (their types differ).
+        let batch = self.concurrency.min(100);
+        // The same worker on either engine's backend (their types differ). A fetch already
+        // locks its jobs to this worker (`Queued`, `lock_by`), and a dead worker's jobs go back
+        // to the queue as well from `Queued` as from `Running`: apalis's second statement per
+        // job marking it `Running` (`lock_tasks`) is left out. Whether a job's tool was entered
+        // is the ledger's to say (`started_by`).
         macro_rules! run_on {
-            ($backend:expr) => {
+            ($engine:ident::$storage:ident, $pool:expr) => {{
+                let config = $engine::Config::default()
+                    .queue(&settings.name)
+                    .heartbeat_interval(settings.heartbeat)
+                    .missed_heartbeats(3)
+                    .batch_size(batch)
+                    .lock_tasks(false);
+                let backend = $engine::$storage::<serde_json::Value>::new($pool)
+                    .with_config(config)
+                    .poll_with_interval(settings.poll_interval);
                 WorkerBuilder::new(name)
-                    .backend($backend)
+                    .backend(backend)
                     .data(runner)
                     .concurrency(self.concurrency)
                     .build(run_job)
                     .run_until(until)
                     .await
-            };
+            }};
         }
-        let batch = self.concurrency.min(100);
-        // A fetch already locks its jobs to this worker (`Queued`, `lock_by`), and a dead
-        // worker's jobs go back to the queue as well from `Queued` as from `Running`: apalis's
-        // second statement per job marking it `Running` (`lock_tasks`) is left out. Whether a
-        // job's tool was entered is the ledger's to say (`started_by`).
-
         let outcome = match &self.queue.db.pool {
+            // SQLite tells no other process of new jobs: look every poll interval.
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => {
-                let config = apalis_sqlite::Config::default()
-                    .queue(&settings.name)
-                    .heartbeat_interval(settings.heartbeat)
-                    .missed_heartbeats(3)
-                    .batch_size(batch)
-                    .lock_tasks(false);
-                // SQLite tells no other process of new jobs: look every poll interval.
-                run_on!(
-                    apalis_sqlite::SqliteStorage::<serde_json::Value>::new(pool)
-                        .with_config(config)
-                        .poll_with_interval(settings.poll_interval)
-                )
-            }
+            Pool::Sqlite(pool) => run_on!(apalis_sqlite::SqliteStorage, pool),
+            // Polling on Postgres too: with apalis's LISTEN wakeups two workers were slower than
+            // one (BENCHMARKS.md).
             #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => {
-                let config = apalis_postgres::Config::default()
-                    .queue(&settings.name)
-                    .heartbeat_interval(settings.heartbeat)
-                    .missed_heartbeats(3)
-                    .batch_size(batch)
-                    .lock_tasks(false);
-                // Polling too: with apalis's LISTEN wakeups two workers were slower than one
-                // (BENCHMARKS.md).
-                run_on!(
-                    apalis_postgres::PostgresStorage::<serde_json::Value>::new(pool)
-                        .with_config(config)
-                        .poll_with_interval(settings.poll_interval)
-                )
-            }
+            Pool::Postgres(pool) => run_on!(apalis_postgres::PostgresStorage, pool),
         };
         outcome.map_err(|e| crate::util::error_chain(&e))
     }
