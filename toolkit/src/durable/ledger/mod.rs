@@ -50,12 +50,14 @@ mod worker;
 
 use serde::{Deserialize, Serialize};
 
-#[allow(unused_imports)]
+use std::future::Future;
+use std::sync::Arc;
+
 use super::gather::Gather;
 use super::job_queue::JobQueue;
 use crate::jobs::{JobError, JobStatus};
-use crate::storage::on_pool;
 use crate::storage::stored::Stored;
+use crate::storage::{DatabaseError, on_pool};
 use crate::tool::{ToolCall, ToolResult};
 
 pub(super) use worker::{Finished, WorkerLedger};
@@ -76,6 +78,27 @@ pub(super) struct Payload {
 impl Stored for Payload {
     const WHAT: &'static str = "a job payload";
     const VERSION: u32 = 1;
+}
+
+/// A [`Gather`] of `queue` whose every write is `write`, given a clone of the queue.
+fn gather<T, R, F>(queue: &JobQueue, write: fn(JobQueue, Vec<T>) -> F) -> Arc<Gather<T, R>>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+    F: Future<Output = Vec<Result<R, DatabaseError>>> + Send + 'static,
+{
+    let queue = queue.clone();
+    Gather::new(
+        GATHER_MOST,
+        Box::new(move |items| Box::pin(write(queue.clone(), items))),
+    )
+}
+
+/// Row ids written into a statement as they are, `1, 2, 3` (SQLite binds no arrays). They are
+/// integers the database gave: nothing in them needs quoting.
+#[cfg(feature = "sqlite")]
+fn id_list<T: ToString>(ids: &[T]) -> String {
+    ids.iter().map(T::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// The error of a statement on the queue's database.

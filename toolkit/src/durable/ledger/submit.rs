@@ -9,7 +9,9 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::codec::results_of;
-use super::{COLUMNS, GATHER_MOST, Payload, Row, db_error, load};
+#[cfg(feature = "sqlite")]
+use super::id_list;
+use super::{COLUMNS, Payload, Row, db_error, gather, load};
 use crate::context::{ContextReads, ToolContext};
 use crate::durable::gather::Gather;
 use crate::durable::job_queue::JobQueue;
@@ -92,16 +94,7 @@ impl Drop for Durable {
 
 impl Durable {
     fn submitter(queue: JobQueue, notifier: &Arc<Notifier>) -> Arc<Durable> {
-        let stores = {
-            let queue = queue.clone();
-            Gather::new(
-                GATHER_MOST,
-                Box::new(move |calls| {
-                    let queue = queue.clone();
-                    Box::pin(async move { store_all(&queue, calls).await })
-                }),
-            )
-        };
+        let stores = gather(&queue, store_all);
         let durable = Arc::new_cyclic(|me| Durable {
             queue,
             notifier: Arc::clone(notifier),
@@ -287,16 +280,10 @@ impl Durable {
         let marked = match &self.queue.db.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
-                // Row ids are integers the database gave: written into the statement as they
-                // are.
-                let list = ids
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
                 let text = format!(
                     "UPDATE agent_toolkit_jobs SET {done} = TRUE \
-                     WHERE queue = ?1 AND {by} = ?2 AND id IN ({list})"
+                     WHERE queue = ?1 AND {by} = ?2 AND id IN ({})",
+                    id_list(&ids)
                 );
                 sqlx::query(sqlx::AssertSqlSafe(text))
                     .bind(&self.queue.settings.name)
@@ -431,18 +418,18 @@ impl Durable {
 /// known to be down. When the database refuses the batch (a statement it refuses because of one
 /// call: a NUL in a call id, say), each call is stored in a transaction of its own, so that one
 /// call's fault is not the others'.
-async fn store_all(queue: &JobQueue, calls: Vec<ToolCall>) -> Vec<Result<u64, DatabaseError>> {
+async fn store_all(queue: JobQueue, calls: Vec<ToolCall>) -> Vec<Result<u64, DatabaseError>> {
     fn itself(error: &DatabaseError) -> Option<&DatabaseError> {
         Some(error)
     }
-    match queue.db.guard(insert(queue, &calls), itself).await {
+    match queue.db.guard(insert(&queue, &calls), itself).await {
         Ok(ids) => ids.into_iter().map(Ok).collect(),
         Err(e) if calls.len() > 1 && refused(&e) => {
             let mut stored = Vec::with_capacity(calls.len());
             for call in &calls {
                 let one = queue
                     .db
-                    .guard(insert(queue, std::slice::from_ref(call)), itself);
+                    .guard(insert(&queue, std::slice::from_ref(call)), itself);
                 stored.push(one.await.map(|ids| ids[0]));
             }
             stored

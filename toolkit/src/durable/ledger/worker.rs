@@ -4,7 +4,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::codec::encode_result;
-use super::{COLUMNS, GATHER_MOST, Row, State};
+#[cfg(feature = "sqlite")]
+use super::id_list;
+use super::{COLUMNS, Row, State, gather};
 use crate::durable::gather::Gather;
 use crate::durable::job_queue::JobQueue;
 use crate::jobs::JobError;
@@ -45,26 +47,8 @@ impl Finished {
 
 impl WorkerLedger {
     pub(in crate::durable) fn new(queue: &JobQueue) -> WorkerLedger {
-        let rows = {
-            let queue = queue.clone();
-            Gather::new(
-                GATHER_MOST,
-                Box::new(move |ids| {
-                    let queue = queue.clone();
-                    Box::pin(async move { load_all(&queue, ids).await })
-                }),
-            )
-        };
-        let results = {
-            let queue = queue.clone();
-            Gather::new(
-                GATHER_MOST,
-                Box::new(move |finished| {
-                    let queue = queue.clone();
-                    Box::pin(async move { finish_all(&queue, finished).await })
-                }),
-            )
-        };
+        let rows = gather(queue, load_all);
+        let results = gather(queue, finish_all);
         WorkerLedger { rows, results }
     }
 
@@ -85,19 +69,14 @@ impl WorkerLedger {
 }
 
 /// The rows of jobs `ids` of `queue`, in their order; one statement.
-async fn load_all(queue: &JobQueue, ids: Vec<u64>) -> Vec<Result<Option<Row>, DatabaseError>> {
+async fn load_all(queue: JobQueue, ids: Vec<u64>) -> Vec<Result<Option<Row>, DatabaseError>> {
     let name = &queue.settings.name;
     let rows = match &queue.db.pool {
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
-            // Row ids are integers: written into the statement as they are.
-            let list = ids
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
             let text = format!(
-                "SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = ?1 AND id IN ({list})"
+                "SELECT {COLUMNS} FROM agent_toolkit_jobs WHERE queue = ?1 AND id IN ({})",
+                id_list(&ids)
             );
             sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(text))
                 .bind(name)
@@ -137,7 +116,7 @@ async fn load_all(queue: &JobQueue, ids: Vec<u64>) -> Vec<Result<Option<Row>, Da
                 .collect()
         }
         Err(e) => {
-            let error = gathered(queue, e);
+            let error = gathered(&queue, e);
             ids.iter().map(|_| Err(error.clone())).collect()
         }
     }
@@ -147,7 +126,7 @@ async fn load_all(queue: &JobQueue, ids: Vec<u64>) -> Vec<Result<Option<Row>, Da
 /// either way: its result is stored, by this run or another); for each, whether its result was
 /// stored. One statement on Postgres, one transaction on SQLite: a task is deleted only with
 /// its result stored. Of one job given twice, the first result counts.
-async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<bool, DatabaseError>> {
+async fn finish_all(queue: JobQueue, finished: Vec<Finished>) -> Vec<Result<bool, DatabaseError>> {
     let mut seen = HashSet::new();
     let first: Vec<bool> = finished.iter().map(|f| seen.insert(f.id)).collect();
     let now = now_ms();
@@ -222,7 +201,7 @@ async fn finish_all(queue: &JobQueue, finished: Vec<Finished>) -> Vec<Result<boo
             .map(|(f, first)| Ok(first && stored.contains(&(f.id as i64))))
             .collect(),
         Err(e) => {
-            let error = gathered(queue, e);
+            let error = gathered(&queue, e);
             finished.iter().map(|_| Err(error.clone())).collect()
         }
     }
