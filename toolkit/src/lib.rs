@@ -140,6 +140,24 @@
 
 #![deny(missing_docs)]
 
+/// Modules built only with an HTTP client: `cfg(http)`, which is private (toolkit/build.rs),
+/// so the docs name the features it stands for.
+macro_rules! with_http {
+    ($($item:item)*) => {$(
+        #[cfg(http)]
+        #[cfg_attr(
+            docsrs,
+            doc(cfg(any(
+                feature = "openai",
+                feature = "anthropic",
+                feature = "a2a",
+                feature = "mcp"
+            )))
+        )]
+        $item
+    )*};
+}
+
 #[cfg(feature = "a2a")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2a")))]
 pub mod a2a;
@@ -153,18 +171,10 @@ pub mod context;
 pub mod dialect;
 #[cfg(durable)]
 mod durable;
-// `http` is private (toolkit/build.rs): the docs name the features it stands for.
-#[cfg(http)]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(
-        feature = "openai",
-        feature = "anthropic",
-        feature = "a2a",
-        feature = "mcp"
-    )))
-)]
-pub mod endpoint;
+with_http! {
+    pub mod endpoint;
+    pub mod tls;
+}
 pub mod error;
 pub mod exec;
 mod jobs;
@@ -177,17 +187,6 @@ mod schema;
 pub mod search;
 pub mod storage;
 pub mod testing;
-#[cfg(http)]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(
-        feature = "openai",
-        feature = "anthropic",
-        feature = "a2a",
-        feature = "mcp"
-    )))
-)]
-pub mod tls;
 pub mod tool;
 pub mod toolkit;
 mod util;
