@@ -2,7 +2,8 @@
 //! router adds per request, with each tool's schemas repeated on its skill.
 
 use a2a::{
-    AgentCard, AgentInterface, HttpAuthSecurityScheme, SecurityScheme, TRANSPORT_PROTOCOL_JSONRPC,
+    AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill,
+    HttpAuthSecurityScheme, SecurityScheme, TRANSPORT_PROTOCOL_JSONRPC,
 };
 use axum::http::{HeaderMap, header};
 use serde_json::Value;
@@ -24,6 +25,42 @@ fn endpoint_url(options: &ServerOptions, headers: &HeaderMap) -> String {
         .and_then(|h| h.to_str().ok())
         .unwrap_or("127.0.0.1");
     format!("http://{host}/")
+}
+
+/// A card of this library's servers as each server makes it once: streaming without push
+/// notifications, the one `extension` that says how to use the server, its input and output
+/// `modes`, and its `skills`. The interfaces and security are added per request
+/// ([`served_card`]); there is no provider, documentation, icon or signature.
+pub(super) fn server_card(
+    name: String,
+    description: String,
+    version: String,
+    extension: AgentExtension,
+    input_modes: Vec<String>,
+    output_modes: Vec<String>,
+    skills: Vec<AgentSkill>,
+) -> AgentCard {
+    AgentCard {
+        name,
+        description,
+        version,
+        supported_interfaces: Vec::new(),
+        capabilities: AgentCapabilities {
+            streaming: Some(true),
+            push_notifications: Some(false),
+            extensions: Some(vec![extension]),
+            extended_agent_card: None,
+        },
+        default_input_modes: input_modes,
+        default_output_modes: output_modes,
+        skills,
+        provider: None,
+        documentation_url: None,
+        icon_url: None,
+        security_schemes: None,
+        security_requirements: None,
+        signatures: None,
+    }
 }
 
 /// `card` as JSON for a request with `headers`: the options' name, description and version;

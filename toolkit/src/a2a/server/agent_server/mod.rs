@@ -18,10 +18,11 @@ mod turn;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use a2a::{A2AError, AgentCapabilities, AgentCard, AgentExtension, AgentSkill, SendMessageRequest};
+use a2a::{A2AError, AgentCard, AgentExtension, AgentSkill, SendMessageRequest};
 
 use self::conversations::{AgentFactory, Shared, State, TaskCloser};
 use self::executor::ChatExecutor;
+use super::card::server_card;
 use super::emit;
 use super::http::{CardFn, a2a_router, serve};
 use super::options::ServerOptions;
@@ -216,53 +217,44 @@ fn agent_card(options: &ServerOptions) -> AgentCard {
         .description
         .as_deref()
         .unwrap_or(DEFAULT_DESCRIPTION);
-    AgentCard {
-        name: options.name.as_deref().unwrap_or(DEFAULT_NAME).to_string(),
+    let version = options
+        .version
+        .as_deref()
+        .unwrap_or(env!("CARGO_PKG_VERSION"));
+    let extension = AgentExtension {
+        uri: CLIENT_TOOLS_EXTENSION_URI.into(),
+        description: Some(
+            "Send tools in a data part with metadata.type = tool-definitions (OpenAI \
+             function format). With format = openai, calls come back in a tool-calls \
+             part with the task INPUT_REQUIRED; answer on the same task with a \
+             tool-results part. With format = langchain, calls come back LangChain-shaped \
+             in a Message; answer with a new message in the same context, e.g. the text \
+             `Tool results: [{\"name\":…,\"result\":…}]`"
+                .into(),
+        ),
+        required: Some(false),
+        params: None,
+    };
+    let modes = || vec!["text/plain".into(), "application/json".into()];
+    let skill = AgentSkill {
+        id: "chat".into(),
+        name: "chat".into(),
         description: description.to_string(),
-        version: options
-            .version
-            .as_deref()
-            .unwrap_or(env!("CARGO_PKG_VERSION"))
-            .to_string(),
-        supported_interfaces: Vec::new(),
-        capabilities: AgentCapabilities {
-            streaming: Some(true),
-            push_notifications: Some(false),
-            extensions: Some(vec![AgentExtension {
-                uri: CLIENT_TOOLS_EXTENSION_URI.into(),
-                description: Some(
-                    "Send tools in a data part with metadata.type = tool-definitions (OpenAI \
-                     function format). With format = openai, calls come back in a tool-calls \
-                     part with the task INPUT_REQUIRED; answer on the same task with a \
-                     tool-results part. With format = langchain, calls come back LangChain-shaped \
-                     in a Message; answer with a new message in the same context, e.g. the text \
-                     `Tool results: [{\"name\":…,\"result\":…}]`"
-                        .into(),
-                ),
-                required: Some(false),
-                params: None,
-            }]),
-            extended_agent_card: None,
-        },
-        default_input_modes: vec!["text/plain".into(), "application/json".into()],
-        default_output_modes: vec!["text/plain".into(), "application/json".into()],
-        skills: vec![AgentSkill {
-            id: "chat".into(),
-            name: "chat".into(),
-            description: description.to_string(),
-            tags: vec!["agent".into(), "client-tools".into()],
-            examples: None,
-            input_modes: None,
-            output_modes: None,
-            security_requirements: None,
-        }],
-        provider: None,
-        documentation_url: None,
-        icon_url: None,
-        security_schemes: None,
+        tags: vec!["agent".into(), "client-tools".into()],
+        examples: None,
+        input_modes: None,
+        output_modes: None,
         security_requirements: None,
-        signatures: None,
-    }
+    };
+    server_card(
+        options.name.as_deref().unwrap_or(DEFAULT_NAME).to_string(),
+        description.to_string(),
+        version.to_string(),
+        extension,
+        modes(),
+        modes(),
+        vec![skill],
+    )
 }
 
 /// What makes a message unusable, answered with `-32602` before a task exists.

@@ -5,10 +5,11 @@ mod executor;
 
 use std::sync::Arc;
 
-use a2a::{AgentCapabilities, AgentCard, AgentExtension, AgentSkill, SendMessageRequest};
+use a2a::{AgentCard, AgentExtension, AgentSkill, SendMessageRequest};
 use serde_json::{Map, Value, json};
 
 use self::executor::{JSON, TEXT, ToolExecutor, tool_call_of};
+use super::card::server_card;
 use super::http::{CardFn, a2a_router, serve};
 use super::options::ServerOptions;
 use super::validate::SendCheck;
@@ -181,36 +182,25 @@ fn tool_card(toolkit: &Toolkit, options: &ServerOptions) -> AgentCard {
             security_requirements: None,
         });
     }
-    let mut card = AgentCard {
-        name: DEFAULT_NAME.into(),
-        description: DEFAULT_DESCRIPTION.into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        supported_interfaces: Vec::new(),
-        capabilities: AgentCapabilities {
-            streaming: Some(true),
-            push_notifications: Some(false),
-            extensions: Some(vec![AgentExtension {
-                uri: TOOLS_EXTENSION_URI.into(),
-                description: Some(
-                    "Skills tagged `tool` are callable tools: send `_tool_call: {name, params}` \
-                     in message.metadata; schemas and hints are in params.tools"
-                        .into(),
-                ),
-                required: Some(false),
-                params: Some([("tools".to_string(), Value::Object(tools))].into()),
-            }]),
-            extended_agent_card: None,
-        },
-        default_input_modes: vec![JSON.into()],
-        default_output_modes: vec![JSON.into(), TEXT.into()],
-        skills,
-        provider: None,
-        documentation_url: None,
-        icon_url: None,
-        security_schemes: None,
-        security_requirements: None,
-        signatures: None,
+    let extension = AgentExtension {
+        uri: TOOLS_EXTENSION_URI.into(),
+        description: Some(
+            "Skills tagged `tool` are callable tools: send `_tool_call: {name, params}` \
+             in message.metadata; schemas and hints are in params.tools"
+                .into(),
+        ),
+        required: Some(false),
+        params: Some([("tools".to_string(), Value::Object(tools))].into()),
     };
+    let mut card = server_card(
+        DEFAULT_NAME.into(),
+        DEFAULT_DESCRIPTION.into(),
+        env!("CARGO_PKG_VERSION").into(),
+        extension,
+        vec![JSON.into()],
+        vec![JSON.into(), TEXT.into()],
+        skills,
+    );
     options.apply_to(&mut card);
     card
 }
