@@ -58,110 +58,75 @@ impl Validated {
     }
 }
 
-#[async_trait]
-impl RequestHandler for Validated {
-    async fn send_message(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<SendMessageResponse, A2AError> {
-        self.validate(&req)?;
-        let config = req.configuration.as_ref();
-        let once = config.is_none_or(|c| {
-            c.return_immediately != Some(true) && c.task_push_notification_config.is_none()
-        });
-        let mut params = params.clone();
-        if once {
-            params.insert(ANSWER_ONCE.to_string(), Vec::new());
-        } else {
-            params.remove(ANSWER_ONCE);
+/// `impl RequestHandler for $handler`: the methods given, and every other one passed to
+/// `self.inner` unchanged (the list: each method's request and answer types).
+macro_rules! handler_passing_on {
+    (
+        impl RequestHandler for $handler:ty { $($method:item)* }
+        pass on { $($name:ident($request:ty) -> $answer:ty;)* }
+    ) => {
+        #[async_trait]
+        impl RequestHandler for $handler {
+            $($method)*
+            $(
+                async fn $name(
+                    &self,
+                    params: &ServiceParams,
+                    req: $request,
+                ) -> Result<$answer, A2AError> {
+                    self.inner.$name(params, req).await
+                }
+            )*
         }
-        self.inner.send_message(&params, req).await
-    }
+    };
+}
 
-    async fn send_streaming_message(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.validate(&req)?;
-        if params.contains_key(ANSWER_ONCE) {
+handler_passing_on! {
+    impl RequestHandler for Validated {
+        async fn send_message(
+            &self,
+            params: &ServiceParams,
+            req: SendMessageRequest,
+        ) -> Result<SendMessageResponse, A2AError> {
+            self.validate(&req)?;
+            let config = req.configuration.as_ref();
+            let once = config.is_none_or(|c| {
+                c.return_immediately != Some(true) && c.task_push_notification_config.is_none()
+            });
             let mut params = params.clone();
-            params.remove(ANSWER_ONCE);
-            return self.inner.send_streaming_message(&params, req).await;
+            if once {
+                params.insert(ANSWER_ONCE.to_string(), Vec::new());
+            } else {
+                params.remove(ANSWER_ONCE);
+            }
+            self.inner.send_message(&params, req).await
         }
-        self.inner.send_streaming_message(params, req).await
-    }
 
-    async fn get_task(
-        &self,
-        params: &ServiceParams,
-        req: GetTaskRequest,
-    ) -> Result<Task, A2AError> {
-        self.inner.get_task(params, req).await
+        async fn send_streaming_message(
+            &self,
+            params: &ServiceParams,
+            req: SendMessageRequest,
+        ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+            self.validate(&req)?;
+            if params.contains_key(ANSWER_ONCE) {
+                let mut params = params.clone();
+                params.remove(ANSWER_ONCE);
+                return self.inner.send_streaming_message(&params, req).await;
+            }
+            self.inner.send_streaming_message(params, req).await
+        }
     }
-
-    async fn list_tasks(
-        &self,
-        params: &ServiceParams,
-        req: ListTasksRequest,
-    ) -> Result<ListTasksResponse, A2AError> {
-        self.inner.list_tasks(params, req).await
-    }
-
-    async fn cancel_task(
-        &self,
-        params: &ServiceParams,
-        req: CancelTaskRequest,
-    ) -> Result<Task, A2AError> {
-        self.inner.cancel_task(params, req).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        params: &ServiceParams,
-        req: SubscribeToTaskRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.inner.subscribe_to_task(params, req).await
-    }
-
-    async fn create_push_config(
-        &self,
-        params: &ServiceParams,
-        req: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.inner.create_push_config(params, req).await
-    }
-
-    async fn get_push_config(
-        &self,
-        params: &ServiceParams,
-        req: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.inner.get_push_config(params, req).await
-    }
-
-    async fn list_push_configs(
-        &self,
-        params: &ServiceParams,
-        req: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        self.inner.list_push_configs(params, req).await
-    }
-
-    async fn delete_push_config(
-        &self,
-        params: &ServiceParams,
-        req: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), A2AError> {
-        self.inner.delete_push_config(params, req).await
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        params: &ServiceParams,
-        req: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, A2AError> {
-        self.inner.get_extended_agent_card(params, req).await
+    pass on {
+        get_task(GetTaskRequest) -> Task;
+        list_tasks(ListTasksRequest) -> ListTasksResponse;
+        cancel_task(CancelTaskRequest) -> Task;
+        subscribe_to_task(SubscribeToTaskRequest)
+            -> BoxStream<'static, Result<StreamResponse, A2AError>>;
+        create_push_config(TaskPushNotificationConfig) -> TaskPushNotificationConfig;
+        get_push_config(GetTaskPushNotificationConfigRequest) -> TaskPushNotificationConfig;
+        list_push_configs(ListTaskPushNotificationConfigsRequest)
+            -> ListTaskPushNotificationConfigsResponse;
+        delete_push_config(DeleteTaskPushNotificationConfigRequest) -> ();
+        get_extended_agent_card(GetExtendedAgentCardRequest) -> AgentCard;
     }
 }
