@@ -223,23 +223,15 @@ impl ToolkitBuilder {
         self.bind("default_arg", param.into(), value, false)
     }
 
-    fn bind(
-        mut self,
-        what: &'static str,
-        param: String,
-        value: impl Serialize,
-        hides: bool,
-    ) -> Self {
+    fn bind(self, what: &'static str, param: String, value: impl Serialize, hides: bool) -> Self {
         let value = serde_json::value::to_raw_value(&value).map_err(|e| e.to_string());
-        match self.registrations.last_mut() {
-            Some(reg) => reg.bindings.push(Binding {
+        self.on_last(what, |reg| {
+            reg.bindings.push(Binding {
                 param,
                 value,
                 hides,
-            }),
-            None => self.errors.push(ConfigError::NothingRegistered(what)),
-        }
-        self
+            })
+        })
     }
 
     /// Register a set of tools that may change after the toolkit is built (for example tools
@@ -257,46 +249,36 @@ impl ToolkitBuilder {
     }
 
     /// Add the tools of the last registration to `group` (besides the groups they declare).
-    pub fn in_group(mut self, group: impl Into<String>) -> Self {
-        match self.registrations.last_mut() {
-            Some(reg) => reg.extra_groups.push(group.into()),
-            None => self.errors.push(ConfigError::NothingRegistered("in_group")),
-        }
-        self
+    pub fn in_group(self, group: impl Into<String>) -> Self {
+        self.on_last("in_group", |reg| reg.extra_groups.push(group.into()))
     }
 
     /// Give the tools of the last registration their own per-attempt timeout (overrides
     /// `#[tool(timeout)]` and [`timeout`](Self::timeout)).
-    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
-        match self.registrations.last_mut() {
-            Some(reg) => reg.overrides.timeout = Some(timeout),
-            None => self
-                .errors
-                .push(ConfigError::NothingRegistered("tool_timeout")),
-        }
-        self
+    pub fn tool_timeout(self, timeout: Duration) -> Self {
+        self.on_last("tool_timeout", |reg| reg.overrides.timeout = Some(timeout))
     }
 
     /// Give the tools of the last registration their own number of retries (overrides
     /// `#[tool(retries)]` and the toolkit's [`retry`](Self::retry) policy's count).
-    pub fn tool_retries(mut self, retries: u32) -> Self {
-        match self.registrations.last_mut() {
-            Some(reg) => reg.overrides.retries = Some(retries),
-            None => self
-                .errors
-                .push(ConfigError::NothingRegistered("tool_retries")),
-        }
-        self
+    pub fn tool_retries(self, retries: u32) -> Self {
+        self.on_last("tool_retries", |reg| reg.overrides.retries = Some(retries))
     }
 
     /// Give the tools of the last registration their own result budget (overrides
     /// `#[tool(max_output_bytes)]` and [`max_output_bytes`](Self::max_output_bytes)).
-    pub fn tool_max_output_bytes(mut self, bytes: usize) -> Self {
+    pub fn tool_max_output_bytes(self, bytes: usize) -> Self {
+        self.on_last("tool_max_output_bytes", |reg| {
+            reg.overrides.max_output_bytes = Some(bytes.max(1))
+        })
+    }
+
+    /// Apply `change` to the last registration; without one, `method` (a method that changes
+    /// the last registration) was called too early, which the build reports.
+    fn on_last(mut self, method: &'static str, change: impl FnOnce(&mut Registration)) -> Self {
         match self.registrations.last_mut() {
-            Some(reg) => reg.overrides.max_output_bytes = Some(bytes.max(1)),
-            None => self
-                .errors
-                .push(ConfigError::NothingRegistered("tool_max_output_bytes")),
+            Some(reg) => change(reg),
+            None => self.errors.push(ConfigError::NothingRegistered(method)),
         }
         self
     }
