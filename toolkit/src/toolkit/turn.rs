@@ -302,21 +302,25 @@ impl Turn<'_> {
     }
 
     fn check_call(&self, call: &ToolCall) -> GuardrailDecision {
-        if self.toolkit.0.inner.guardrails.is_empty() {
-            return GuardrailDecision::Allow;
-        }
-        self.guardrails(&call.name)
-            .map(|g| g.check_call(call))
-            .find(|d| *d != GuardrailDecision::Allow)
-            .unwrap_or(GuardrailDecision::Allow)
+        self.decide(&call.name, |g| g.check_call(call))
     }
 
     fn check_result(&self, result: &ToolResult) -> GuardrailDecision {
+        self.decide(&result.name, |g| g.check_result(result))
+    }
+
+    /// The first decision other than `Allow` of the guardrails of `tool`, asked in order with
+    /// `ask`; `Allow` when none has another.
+    fn decide(
+        &self,
+        tool: &str,
+        ask: impl Fn(&Arc<dyn Guardrail>) -> GuardrailDecision,
+    ) -> GuardrailDecision {
         if self.toolkit.0.inner.guardrails.is_empty() {
             return GuardrailDecision::Allow;
         }
-        self.guardrails(&result.name)
-            .map(|g| g.check_result(result))
+        self.guardrails(tool)
+            .map(ask)
             .find(|d| *d != GuardrailDecision::Allow)
             .unwrap_or(GuardrailDecision::Allow)
     }
