@@ -187,39 +187,41 @@ mod tests {
     use super::super::data::message;
     use super::*;
 
+    /// `part`, made of `calls`, is marked with `format`, its first call is `first` on the wire,
+    /// and the calls read back as they were.
+    fn round_trips(calls: &[ToolCall], part: Part, format: &str, first: Value) {
+        let wire = serde_json::to_value(&part).unwrap();
+        assert_eq!(
+            wire["metadata"],
+            json!({"type": "tool-calls", "format": format})
+        );
+        assert_eq!(wire["data"]["tool_calls"][0], first);
+        assert_eq!(extract_tool_calls(&message(vec![part])).unwrap(), calls);
+    }
+
     #[test]
     fn openai_calls_round_trip() {
         let calls = vec![
             ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#),
             ToolCall::new("c2", "add", r#"{"a":1}"#),
         ];
-        let part = tool_calls_part(&calls);
-        let wire = serde_json::to_value(&part).unwrap();
-        assert_eq!(
-            wire["metadata"],
-            json!({"type": "tool-calls", "format": "openai"})
+        round_trips(
+            &calls,
+            tool_calls_part(&calls),
+            "openai",
+            json!({"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}),
         );
-        assert_eq!(
-            wire["data"]["tool_calls"][0],
-            json!({"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}})
-        );
-        assert_eq!(extract_tool_calls(&message(vec![part])).unwrap(), calls);
     }
 
     #[test]
     fn langchain_calls_round_trip() {
         let calls = vec![ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#)];
-        let part = tool_calls_part_as(&calls, CallFormat::LangChain);
-        let wire = serde_json::to_value(&part).unwrap();
-        assert_eq!(
-            wire["metadata"],
-            json!({"type": "tool-calls", "format": "langchain"})
+        round_trips(
+            &calls,
+            tool_calls_part_as(&calls, CallFormat::LangChain),
+            "langchain",
+            json!({"id": "c1", "name": "get_weather", "args": {"city": "Paris"}, "type": "tool_call"}),
         );
-        assert_eq!(
-            wire["data"]["tool_calls"][0],
-            json!({"id": "c1", "name": "get_weather", "args": {"city": "Paris"}, "type": "tool_call"})
-        );
-        assert_eq!(extract_tool_calls(&message(vec![part])).unwrap(), calls);
     }
 
     #[test]

@@ -109,27 +109,21 @@ mod tests {
         }
     }
 
+    /// A batch of results, each `(id, name, content)`.
+    fn results(entries: &[(&str, &str, &str)]) -> Vec<ToolResultEntry> {
+        entries
+            .iter()
+            .map(|(id, name, content)| result(id, name, content))
+            .collect()
+    }
+
     #[test]
     fn results_by_name_answer_open_calls_in_call_order() {
         let pending = [call("c1", "w"), call("c2", "f"), call("c3", "w")];
-        let matched = match_results(
-            &pending,
-            &[],
-            vec![
-                result("", "w", "1"),
-                result("", "f", "2"),
-                result("", "w", "3"),
-            ],
-        )
-        .unwrap();
-        assert_eq!(
-            matched,
-            [
-                result("c1", "w", "1"),
-                result("c2", "f", "2"),
-                result("c3", "w", "3")
-            ]
-        );
+        let received = results(&[("", "w", "1"), ("", "f", "2"), ("", "w", "3")]);
+        let matched = match_results(&pending, &[], received).unwrap();
+        let expected = results(&[("c1", "w", "1"), ("c2", "f", "2"), ("c3", "w", "3")]);
+        assert_eq!(matched, expected);
     }
 
     #[test]
@@ -147,17 +141,13 @@ mod tests {
     fn a_batch_with_an_unmatched_result_is_refused_whole() {
         let pending = [call("c1", "w"), call("c2", "f")];
         let received = [result("c1", "w", "1")];
-        let err = match_results(
-            &pending,
-            &received,
-            vec![
-                result("", "f", "ok"),
-                result("", "w", "again"),
-                result("c1", "w", "twice"),
-                result("zz", "w", "?"),
-            ],
-        )
-        .unwrap_err();
+        let batch = results(&[
+            ("", "f", "ok"),
+            ("", "w", "again"),
+            ("c1", "w", "twice"),
+            ("zz", "w", "?"),
+        ]);
+        let err = match_results(&pending, &received, batch).unwrap_err();
         assert_eq!(
             err,
             "the result for `w` answers no open call of that name; call `c1` was answered \
