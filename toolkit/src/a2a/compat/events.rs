@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::json::{Result, copy, err, from_json, object, to_json};
 use super::objects::{
     artifact_to_v03, artifact_v03_to_v1, message_from_v03, message_to_v03, status_to_v03,
-    status_v03_to_v1, task_from_v03, task_to_v03,
+    task_from_v03, task_to_v03, with_status_v03_to_v1,
 };
 
 /// Whether a 0.3 stream ends after a status in this state: terminal states, and the interrupted
@@ -41,16 +41,8 @@ pub fn status_update_from_v03(value: &Value) -> Result<TaskStatusUpdateEvent> {
 
 fn status_update_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
     let e = object(v, path)?;
-    let mut out = Map::new();
-    copy(e, &mut out, &["taskId", "contextId", "metadata"]);
-    out.insert(
-        "status".into(),
-        status_v03_to_v1(
-            e.get("status").unwrap_or(&Value::Null),
-            &format!("{path}.status"),
-        )?,
-    );
-    Ok(Value::Object(out))
+    let ids = ["taskId", "contextId", "metadata"];
+    Ok(Value::Object(with_status_v03_to_v1(e, &ids, path)?))
 }
 
 /// The 0.3 form of an artifact update: `kind: "artifact-update"`, a 0.3 artifact.

@@ -93,6 +93,9 @@ pub(super) fn map_array_v1(
     }
 }
 
-pub(super) fn empty() -> Map<String, Value> {
-    Map::new()
+/// The members of `v`: an object, since it was serialized from a typed 1.0 value (none if it
+/// is not).
+pub(super) fn members(v: &Value) -> &Map<String, Value> {
+    static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+    v.as_object().unwrap_or(&NONE)
 }

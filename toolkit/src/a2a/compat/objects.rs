@@ -6,7 +6,9 @@ use a2a::Part;
 use a2a::{Artifact, Message, Task, TaskState, TaskStatus};
 use serde_json::{Map, Value, json};
 
-use super::json::{Result, copy, empty, err, from_json, map_array, map_array_v1, object, to_json};
+use super::json::{
+    Result, copy, err, from_json, map_array, map_array_v1, members, object, to_json,
+};
 use crate::util::json_kind;
 
 // ---------------------------------------------------------------------------------------------
@@ -21,8 +23,7 @@ pub fn part_to_v03(part: &Part) -> Value {
 }
 
 fn part_v1_to_v03(v: &Value) -> Value {
-    let e = empty();
-    let p = v.as_object().unwrap_or(&e);
+    let p = members(v);
     let mut out = Map::new();
     if let Some(text) = p.get("text") {
         out.insert("kind".into(), "text".into());
@@ -154,8 +155,7 @@ const MESSAGE_FIELDS: &[&str] = &[
 ];
 
 fn message_v1_to_v03(v: &Value) -> Value {
-    let e = empty();
-    let m = v.as_object().unwrap_or(&e);
+    let m = members(v);
     let mut out = Map::new();
     out.insert("kind".into(), "message".into());
     copy(m, &mut out, MESSAGE_FIELDS);
@@ -271,8 +271,7 @@ pub fn status_to_v03(status: &TaskStatus) -> Value {
 }
 
 fn status_v1_to_v03(v: &Value) -> Value {
-    let e = empty();
-    let s = v.as_object().unwrap_or(&e);
+    let s = members(v);
     let mut out = Map::new();
     out.insert(
         "state".into(),
@@ -291,7 +290,7 @@ pub fn status_from_v03(value: &Value) -> Result<TaskStatus> {
     from_json(status_v03_to_v1(value, "status")?, "status")
 }
 
-pub(super) fn status_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
+fn status_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
     let s = object(v, path)?;
     let mut out = Map::new();
     out.insert(
@@ -311,6 +310,23 @@ pub(super) fn status_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
     Ok(Value::Object(out))
 }
 
+/// The members `ids` of the 0.3 object `o` (at `path`) as they are, and its `status` in 1.0
+/// form: how a task and a status update both begin.
+pub(super) fn with_status_v03_to_v1(
+    o: &Map<String, Value>,
+    ids: &[&str],
+    path: &str,
+) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    copy(o, &mut out, ids);
+    let status = o.get("status").unwrap_or(&Value::Null);
+    out.insert(
+        "status".into(),
+        status_v03_to_v1(status, &format!("{path}.status"))?,
+    );
+    Ok(out)
+}
+
 const ARTIFACT_KEYS: [&str; 5] = [
     "artifactId",
     "name",
@@ -325,8 +341,7 @@ pub fn artifact_to_v03(artifact: &Artifact) -> Value {
 }
 
 fn artifact_v1_to_v03(v: &Value) -> Value {
-    let e = empty();
-    let a = v.as_object().unwrap_or(&e);
+    let a = members(v);
     let mut out = Map::new();
     copy(a, &mut out, &ARTIFACT_KEYS);
     out.insert("parts".into(), Value::Array(Vec::new()));
@@ -346,8 +361,7 @@ pub(super) fn artifact_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
 /// The 0.3 form of a task: `kind: "task"`, 0.3 status, history and artifacts.
 pub fn task_to_v03(task: &Task) -> Value {
     let v = to_json(task);
-    let e = empty();
-    let t = v.as_object().unwrap_or(&e);
+    let t = members(&v);
     let mut out = Map::new();
     out.insert("kind".into(), "task".into());
     copy(t, &mut out, &["id", "contextId", "metadata"]);
@@ -364,15 +378,7 @@ pub fn task_from_v03(value: &Value) -> Result<Task> {
 
 fn task_v03_to_v1(v: &Value, path: &str) -> Result<Value> {
     let t = object(v, path)?;
-    let mut out = Map::new();
-    copy(t, &mut out, &["id", "contextId", "metadata"]);
-    out.insert(
-        "status".into(),
-        status_v03_to_v1(
-            t.get("status").unwrap_or(&Value::Null),
-            &format!("{path}.status"),
-        )?,
-    );
+    let mut out = with_status_v03_to_v1(t, &["id", "contextId", "metadata"], path)?;
     map_array(t, &mut out, "history", path, message_v03_to_v1)?;
     map_array(t, &mut out, "artifacts", path, artifact_v03_to_v1)?;
     Ok(Value::Object(out))
