@@ -201,31 +201,33 @@ impl RemoteAgent {
 
     /// `CancelTask`: ask the agent to cancel a task.
     pub async fn cancel_task(&self, task_id: &str) -> Result<Task, A2aClientError> {
+        let request = CancelTaskRequest {
+            id: task_id.to_string(),
+            metadata: None,
+            tenant: None,
+        };
         match &self.inner.wire {
             Wire::V1(client) => client
-                .cancel_task(&CancelTaskRequest {
-                    id: task_id.to_string(),
-                    metadata: None,
-                    tenant: None,
-                })
+                .cancel_task(&request)
                 .await
                 .map_err(|e| self.sdk_error(e)),
-            Wire::V03(client) => client.cancel_task(task_id).await,
+            Wire::V03(client) => client.cancel_task(&request).await,
         }
     }
 
     /// `GetTask`: the task's current state.
     pub async fn get_task(&self, task_id: &str) -> Result<Task, A2aClientError> {
+        let request = GetTaskRequest {
+            id: task_id.to_string(),
+            history_length: None,
+            tenant: None,
+        };
         match &self.inner.wire {
             Wire::V1(client) => client
-                .get_task(&GetTaskRequest {
-                    id: task_id.to_string(),
-                    history_length: None,
-                    tenant: None,
-                })
+                .get_task(&request)
                 .await
                 .map_err(|e| self.sdk_error(e)),
-            Wire::V03(client) => client.get_task(task_id).await,
+            Wire::V03(client) => client.get_task(&request).await,
         }
     }
 

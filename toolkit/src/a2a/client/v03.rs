@@ -104,23 +104,22 @@ impl V03Client {
         Ok(stream.boxed())
     }
 
-    pub(crate) async fn cancel_task(&self, task_id: &str) -> Result<Task, A2aClientError> {
-        let params = compat::cancel_params_to_v03(&CancelTaskRequest {
-            id: task_id.to_string(),
-            metadata: None,
-            tenant: None,
-        });
-        let result = self.call("tasks/cancel", params).await?;
-        compat::task_from_v03(&result).map_err(|e| self.protocol(e.to_string()))
+    pub(crate) async fn cancel_task(
+        &self,
+        request: &CancelTaskRequest,
+    ) -> Result<Task, A2aClientError> {
+        let params = compat::cancel_params_to_v03(request);
+        self.task("tasks/cancel", params).await
     }
 
-    pub(crate) async fn get_task(&self, task_id: &str) -> Result<Task, A2aClientError> {
-        let params = compat::get_task_params_to_v03(&GetTaskRequest {
-            id: task_id.to_string(),
-            history_length: None,
-            tenant: None,
-        });
-        let result = self.call("tasks/get", params).await?;
+    pub(crate) async fn get_task(&self, request: &GetTaskRequest) -> Result<Task, A2aClientError> {
+        let params = compat::get_task_params_to_v03(request);
+        self.task("tasks/get", params).await
+    }
+
+    /// Call `method`, whose answer is a task.
+    async fn task(&self, method: &str, params: Value) -> Result<Task, A2aClientError> {
+        let result = self.call(method, params).await?;
         compat::task_from_v03(&result).map_err(|e| self.protocol(e.to_string()))
     }
 
