@@ -160,6 +160,25 @@ impl Settings {
     }
 }
 
+/// The ledger table as first released, one text for both engines: `$id` is the key column,
+/// `$ms` the type of the times (milliseconds since the epoch).
+macro_rules! jobs_table {
+    ($id:literal, $ms:literal) => {
+        concat!(
+            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (id ",
+            $id,
+            ", queue TEXT NOT NULL, call_id TEXT NOT NULL, \
+             tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT, \
+             runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE, \
+             notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms ",
+            $ms,
+            " NOT NULL, finished_ms ",
+            $ms,
+            ")"
+        )
+    };
+}
+
 /// The ledger's schema, step by step (see [`migrate`]).
 ///
 /// 1. The ledger as it was first released.
@@ -171,23 +190,13 @@ const STEPS: &[Step] = &[
     Step {
         version: 1,
         sqlite: &[
-            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-                id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL, call_id TEXT NOT NULL,
-                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
-                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
-                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms INTEGER NOT NULL,
-                finished_ms INTEGER)",
+            jobs_table!("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"),
             INDEX_STATE,
             INDEX_CALL,
             INDEX_UNREPORTED,
         ],
         postgres: &[
-            "CREATE TABLE IF NOT EXISTS agent_toolkit_jobs (
-                id BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, call_id TEXT NOT NULL,
-                tool TEXT NOT NULL, arguments TEXT NOT NULL, state TEXT NOT NULL, result TEXT,
-                runs INTEGER NOT NULL DEFAULT 0, taken BOOLEAN NOT NULL DEFAULT FALSE,
-                notified BOOLEAN NOT NULL DEFAULT FALSE, submitted_ms BIGINT NOT NULL,
-                finished_ms BIGINT)",
+            jobs_table!("BIGSERIAL PRIMARY KEY", "BIGINT"),
             INDEX_STATE,
             INDEX_CALL,
             INDEX_UNREPORTED,
