@@ -497,22 +497,9 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
     use std::time::Duration;
 
-    use serde_json::json;
-
     use super::*;
-    use crate::tool::{AgentTool, ToolFuture, ToolOutput, ToolSpec};
+    use crate::tool::{AgentTool, Echo};
     use crate::toolkit::DynamicTools;
-
-    struct Named(&'static str);
-
-    impl AgentTool for Named {
-        fn spec(&self) -> ToolSpec {
-            ToolSpec::new(self.0, "a tool").with_input_schema(json!({"type": "object"}))
-        }
-        fn call(&self, _args: crate::args::ToolArgs) -> ToolFuture {
-            Box::pin(async { Ok(ToolOutput::text("ok")) })
-        }
-    }
 
     /// rmcp acknowledges a `subscriptions/listen` before it runs `listen`: a change made in
     /// between (by the client's next request, as the Python SDK's check does under load) must
@@ -530,7 +517,7 @@ mod tests {
         requested.tools_list_changed = Some(true);
         assert!(server.accepted_subscription_filter(&requested).is_some());
         // Acknowledged here; the change comes before `listen` subscribes.
-        let late: Arc<dyn AgentTool> = Arc::new(Named("late"));
+        let late: Arc<dyn AgentTool> = Arc::new(Echo("late"));
         tools.replace(vec![late]).unwrap();
 
         let seen = lock(&server.watch.baselines).pop_front();

@@ -28,3 +28,20 @@ pub use output::{Content, IntoToolOutput, Json, Suspension, ToolOutput};
 pub use result::ToolResult;
 pub use spec::{GroupInfo, ToolOptions, ToolSpec};
 pub use typed::Tool;
+
+/// A hand-written tool for the crate's own tests, like an imported one: it answers
+/// `NAME:ARGUMENTS`.
+#[cfg(test)]
+pub(crate) struct Echo(pub(crate) &'static str);
+
+#[cfg(test)]
+impl AgentTool for Echo {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new(self.0, "echo").with_input_schema(serde_json::json!({"type": "object"}))
+    }
+
+    fn call(&self, args: ToolArgs) -> ToolFuture {
+        let text = format!("{}:{}", self.0, args.raw());
+        Box::pin(async move { Ok(ToolOutput::text(text)) })
+    }
+}

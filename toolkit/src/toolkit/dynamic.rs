@@ -242,26 +242,11 @@ impl std::fmt::Debug for ToolChanges {
 mod tests {
     use std::time::Duration;
 
-    use serde_json::json;
-
     use super::*;
     use crate::context::ToolContext;
     use crate::error::ToolErrorKind;
-    use crate::tool::{ToolCall, ToolFuture, ToolOutput, ToolSpec};
+    use crate::tool::{Echo, ToolCall};
     use crate::toolkit::Toolkit;
-
-    /// A hand-written tool echoing its arguments, like an imported one.
-    struct Echo(&'static str);
-
-    impl AgentTool for Echo {
-        fn spec(&self) -> ToolSpec {
-            ToolSpec::new(self.0, "echo").with_input_schema(json!({"type": "object"}))
-        }
-        fn call(&self, args: crate::args::ToolArgs) -> ToolFuture {
-            let text = format!("{}:{}", self.0, args.raw());
-            Box::pin(async move { Ok(ToolOutput::text(text)) })
-        }
-    }
 
     fn echo(name: &'static str) -> Arc<dyn AgentTool> {
         Arc::new(Echo(name))
