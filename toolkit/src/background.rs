@@ -51,4 +51,6 @@
 
 #[cfg(durable)]
 pub use crate::durable::{JobQueue, Worker};
-pub use crate::jobs::{BackgroundJobs, Job, JobError, JobId, JobRecord, JobStatus, ResultCallback};
+pub use crate::jobs::{
+    BackgroundJobs, Job, JobError, JobId, JobRecord, JobStatus, MakeJobBackend, ResultCallback,
+};
