@@ -474,13 +474,17 @@ impl ReActAgent {
         }
         // What may be called this turn: what the view offers, shown or not (a tool declared to a
         // program may be called directly too), and what the provider's search found.
-        let callable = callable
-            .into_iter()
-            .chain(answered.found.called_deferred.iter().cloned());
+        let callable = callable.into_iter().chain(
+            answered
+                .found
+                .called_deferred
+                .iter()
+                .map(|name| Arc::<str>::from(name.as_str())),
+        );
         let turn = toolkit
             .turn()
             .offering(callable)
-            .external(external.iter().map(|d| d.name().to_string()))
+            .external(external.iter().map(ToolDefinition::shared_name))
             .holding_approvals(self.settings.pause_at_approvals)
             .searchable(mode != SearchMode::Off);
         if events.is_some() {
@@ -566,7 +570,7 @@ impl ReActAgent {
 /// found, the external tools.
 struct Offering<'a> {
     snapshot: &'a crate::toolkit::ToolSnapshot,
-    callable: Vec<String>,
+    callable: Vec<Arc<str>>,
     mode: SearchMode,
     external: &'a [ToolDefinition],
 }

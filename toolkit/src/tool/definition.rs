@@ -31,7 +31,7 @@ pub struct ToolAnnotations {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct DefinitionData {
-    name: String,
+    name: Arc<str>,
     description: String,
     parameters: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,7 +56,7 @@ impl ToolDefinition {
     /// `{"type": "object", ...}`.
     pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
         ToolDefinition(Arc::new(DefinitionData {
-            name: name.into(),
+            name: Arc::from(name.into()),
             description: description.into(),
             parameters,
             output_schema: None,
@@ -79,6 +79,11 @@ impl ToolDefinition {
     /// The tool's name, as the model must call it.
     pub fn name(&self) -> &str {
         &self.0.name
+    }
+
+    /// The name, shared (no copy).
+    pub(crate) fn shared_name(&self) -> Arc<str> {
+        Arc::clone(&self.0.name)
     }
 
     /// What the tool does, for the model.

@@ -59,7 +59,7 @@ pub struct Offered {
     /// The view's own tools, as they offer themselves.
     pub view: Vec<ToolDefinition>,
     /// Every tool that may be called, by name (shown or not).
-    pub callable: Vec<String>,
+    pub callable: Vec<std::sync::Arc<str>>,
 }
 
 /// The calling view, or the error saying the tool ran outside a toolkit.

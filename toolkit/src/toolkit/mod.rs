@@ -255,7 +255,7 @@ impl Toolkit {
                 .filter(|_| !self.0.inner.by_name.contains_key(name));
             let Some(tool) = own else {
                 offered.tools.push(definition.clone());
-                offered.callable.push(name.to_string());
+                offered.callable.push(definition.shared_name());
                 continue;
             };
             match tool.offer(self, snapshot) {
@@ -264,7 +264,7 @@ impl Toolkit {
                 Offer::Hidden => {}
                 Offer::Off => continue,
             }
-            offered.callable.push(name.to_string());
+            offered.callable.push(definition.shared_name());
         }
         offered
     }
@@ -738,6 +738,18 @@ impl Toolkit {
     /// The tool a call of `name` reaches, and whether it may be called in this scope.
     /// Registered tools are found by their name or a dialect's wire name for it; a name no
     /// registration has is looked up in the dynamic sets, where earlier sets hide later ones.
+    /// Whether a call of `name` is given the calling view (and so may make turns of its own):
+    /// its tool takes a [`Toolkit`] or the whole context, or does not say what it reads.
+    pub(crate) fn gives_calling_view(&self, name: &str) -> bool {
+        match self.find(name) {
+            Some((Found::Registered(i), _)) => self.0.inner.entries[i].wants_caller,
+            Some((Found::Dynamic(entry), _)) => entry.wants_caller,
+            // A wire name of a dialect, or an unknown tool: refused, or answered for the name
+            // behind it; assume it may.
+            None => true,
+        }
+    }
+
     fn find(&self, name: &str) -> Option<(Found, Availability)> {
         if let Some(i) = self.lookup(name) {
             let masks = &self.0.inner.masks;

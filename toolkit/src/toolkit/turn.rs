@@ -7,6 +7,7 @@
 //! runs through every rule again), and the guardrails on each result. Every call gets exactly
 //! one answer, in call order.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -203,11 +204,11 @@ impl Turn<'_> {
     crate::util::setters! {
         /// Only these tools may be called this turn (by registered name); calls of others are
         /// refused. Without this, every tool callable in the view may be.
-        pub fn offering(names: impl IntoIterator<Item = String>)
+        pub fn offering(names: impl IntoIterator<Item = impl Into<Arc<str>>>)
             => offered = Some(Names::new(names));
 
         /// Calls of these tools are handed back unrun ([`CallAnswer::External`]).
-        pub fn external(names: impl IntoIterator<Item = String>)
+        pub fn external(names: impl IntoIterator<Item = impl Into<Arc<str>>>)
             => external = Names::new(names);
 
         /// Hold back the calls an approver would be asked about ([`CallAnswer::AwaitingApproval`])
@@ -329,13 +330,22 @@ impl Turn<'_> {
     pub async fn run(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
         // A turn nested in one of an outer turn's calls reports its stop there as well.
         let outer = ctx.get::<StopSignal>();
-        let signal = Arc::new(StopSignal::default());
-        let mut inner = ctx.clone().with_shared(signal.clone());
+        // Only a call given the calling view can make a turn of its own (a repaired call may
+        // become one): a signal for the turns nested in this one's calls is needed only then.
+        let nests = self.toolkit.0.inner.repair.is_some()
+            || calls
+                .iter()
+                .any(|call| self.toolkit.gives_calling_view(&call.name));
+        let signal = nests.then(|| Arc::new(StopSignal::default()));
+        let mut inner = match &signal {
+            Some(signal) => Cow::Owned(ctx.clone().with_shared(signal.clone())),
+            None => Cow::Borrowed(ctx),
+        };
         if self.hold_approvals {
-            inner = inner.with(HoldsApprovals);
+            inner = Cow::Owned(inner.into_owned().with(HoldsApprovals));
         }
         let mut outcome = self.answer(calls, &inner).await;
-        if outcome.stop.is_none() {
+        if let (None, Some(signal)) = (&outcome.stop, &signal) {
             outcome.stop = crate::util::lock(&signal.0).take();
         }
         if let (Some(outer), Some(stop)) = (outer, &outcome.stop) {
@@ -576,22 +586,22 @@ fn stopped(call: ToolCall, stop: &GuardrailStop) -> ToolResult {
 /// A turn's set of tool names, sorted: a turn offers a handful to a few hundred names and
 /// checks each of its calls once, so a sorted list beats hashing every name every turn.
 #[derive(Default)]
-struct Names(Vec<String>);
+struct Names(Vec<Arc<str>>);
 
 impl Names {
-    fn new(names: impl IntoIterator<Item = String>) -> Self {
-        let mut names: Vec<String> = names.into_iter().collect();
+    fn new(names: impl IntoIterator<Item = impl Into<Arc<str>>>) -> Self {
+        let mut names: Vec<Arc<str>> = names.into_iter().map(Into::into).collect();
         names.sort_unstable();
         names.dedup();
         Names(names)
     }
 
     fn contains(&self, name: &str) -> bool {
-        self.0.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+        self.0.binary_search_by(|n| (**n).cmp(name)).is_ok()
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(String::as_str)
+        self.0.iter().map(|n| &**n)
     }
 }
 
