@@ -210,14 +210,19 @@ pub(crate) fn new_id() -> Arc<str> {
     // Version 4 and the RFC 4122 variant, so the text is a well-formed UUID.
     let high = (high & !0xf000) | 0x4000;
     let low = (low & !(0b11 << 62)) | (0b10 << 62);
-    Arc::from(format!(
-        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-        high >> 32,
-        (high >> 16) & 0xffff,
-        high & 0xffff,
-        low >> 48,
-        low & 0xffff_ffff_ffff
-    ))
+    // Written digit by digit rather than through `format!`: an id is made for every run.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let nibbles = (0..16)
+        .map(|i| (high >> (60 - 4 * i)) & 0xf)
+        .chain((0..16).map(|i| (low >> (60 - 4 * i)) & 0xf));
+    let mut text = String::with_capacity(36);
+    for (i, nibble) in nibbles.enumerate() {
+        if matches!(i, 8 | 12 | 16 | 20) {
+            text.push('-');
+        }
+        text.push(char::from(DIGITS[nibble as usize]));
+    }
+    Arc::from(text)
 }
 
 /// Builds a [`ReActAgent`].

@@ -1,7 +1,6 @@
 //! The loop: ask the model, run the calls it asks for, feed the results back, until it
 //! answers.
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -156,7 +155,9 @@ impl ReActAgent {
             let mut tools: Vec<ToolDefinition> = if programs {
                 offered.view
             } else {
-                offered.tools.into_iter().chain(offered.view).collect()
+                let mut tools = offered.tools;
+                tools.extend(offered.view);
+                tools
             };
             tools.extend(external.iter().cloned());
             let deferred = match mode {
@@ -209,9 +210,7 @@ impl ReActAgent {
             // As the batch does: a call id used twice in a turn is answered once, by the first
             // call with it; the others get an error. Done for the whole turn here, because calls
             // held back (external, or waiting for approval) are matched to answers by id.
-            let mut ids = HashSet::new();
-            let (calls, reused): (Vec<ToolCall>, Vec<ToolCall>) =
-                calls.into_iter().partition(|c| ids.insert(c.id.clone()));
+            let (calls, reused) = first_uses(calls);
             let Answered {
                 mut results,
                 waiting,
@@ -652,5 +651,49 @@ impl Stream for EventStream<'_> {
                 this.rx.close();
             }
         }
+    }
+}
+
+/// A turn's calls split into those whose id is the first of its kind in the turn and those
+/// reusing an earlier call's id (in order). A turn has few calls: a scan costs less than a set.
+fn first_uses(calls: Vec<ToolCall>) -> (Vec<ToolCall>, Vec<ToolCall>) {
+    let reuses = |i: usize| calls[..i].iter().any(|earlier| earlier.id == calls[i].id);
+    if !(1..calls.len()).any(reuses) {
+        return (calls, Vec::new());
+    }
+    let (mut firsts, mut reused) = (Vec::<ToolCall>::new(), Vec::new());
+    for call in calls {
+        if firsts.iter().any(|first| first.id == call.id) {
+            reused.push(call);
+        } else {
+            firsts.push(call);
+        }
+    }
+    (firsts, reused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_uses;
+    use crate::ToolCall;
+
+    #[test]
+    fn a_reused_id_is_split_off_in_order_and_the_first_use_kept() {
+        let call = |id: &str, name: &str| ToolCall::new(id, name, "{}");
+        let names = |calls: &[ToolCall]| calls.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+        let (firsts, reused) = first_uses(vec![
+            call("c1", "a"),
+            call("c2", "b"),
+            call("c1", "c"),
+            call("c2", "d"),
+            call("c1", "e"),
+        ]);
+        assert_eq!(names(&firsts), ["a", "b"]);
+        assert_eq!(names(&reused), ["c", "d", "e"]);
+        let (firsts, reused) = first_uses(vec![call("c1", "a"), call("c2", "b")]);
+        assert_eq!(
+            (names(&firsts), reused.len()),
+            (vec!["a".to_string(), "b".into()], 0)
+        );
     }
 }

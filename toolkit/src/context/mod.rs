@@ -81,6 +81,13 @@ pub(crate) enum Level {
 pub struct ToolContext {
     levels: [Option<Arc<Values>>; 3],
     call: Option<CallInfo>,
+    /// Behind one pointer: a context is moved with every call, and these are seldom set.
+    signals: Option<Arc<Signals>>,
+}
+
+/// What a context carries besides its values and the call: each seldom set.
+#[derive(Clone, Default)]
+struct Signals {
     cancel: Option<CancellationToken>,
     progress: Option<mpsc::Sender<ToolProgress>>,
     /// The toolkit handle the call is made through (type-erased: the toolkit sits above this
@@ -120,14 +127,14 @@ impl ToolContext {
 
     /// Cancel the tools of this context when `token` is cancelled.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = Some(token);
+        self.signals_mut().cancel = Some(token);
         self
     }
 
     /// The cancellation token set on this context, if any. (A tool taking
     /// `#[ctx] token: CancellationToken` gets a never-cancelled token when none was set.)
     pub fn cancellation(&self) -> Option<&CancellationToken> {
-        self.cancel.as_ref()
+        self.signals.as_ref()?.cancel.as_ref()
     }
 
     /// Deliver [`ToolEmitter`] progress of the calls made with this context to `sink`.
@@ -135,7 +142,7 @@ impl ToolContext {
     /// Delivery never blocks a tool: when the channel is full the event is dropped (and
     /// counted in [`ToolEmitter::dropped`]). Size the channel for the burst you expect.
     pub fn with_progress(mut self, sink: mpsc::Sender<ToolProgress>) -> Self {
-        self.progress = Some(sink);
+        self.signals_mut().progress = Some(sink);
         self
     }
 
@@ -197,7 +204,7 @@ impl ToolContext {
     ) -> Self {
         let mut ctx = self.clone();
         if caller.is_some() {
-            ctx.caller = caller;
+            ctx.signals_mut().caller = caller;
         }
         // An empty toolkit level would only cost reference counts on every call.
         if let Some(toolkit) = toolkit.filter(|t| !t.is_empty()) {
@@ -209,12 +216,17 @@ impl ToolContext {
 
     /// The handle the call is made through, as [`for_call`](Self::for_call) was given it.
     pub(crate) fn caller(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
-        self.caller.as_ref()
+        self.signals.as_ref()?.caller.as_ref()
     }
 
     /// The progress sink, for [`ToolEmitter`].
     pub(crate) fn progress(&self) -> Option<&mpsc::Sender<ToolProgress>> {
-        self.progress.as_ref()
+        self.signals.as_ref()?.progress.as_ref()
+    }
+
+    /// The signals, for writing (copied first when shared with another context).
+    fn signals_mut(&mut self) -> &mut Signals {
+        Arc::make_mut(self.signals.get_or_insert_default())
     }
 }
 

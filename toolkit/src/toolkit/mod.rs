@@ -245,7 +245,12 @@ impl Toolkit {
     /// view): the toolkit's tools as they are, the view's own as each offers itself
     /// ([`ViewTool::offer`]), and every name that may be called.
     pub fn offered(&self, snapshot: &ToolSnapshot) -> Offered {
-        let mut offered = Offered::default();
+        // Sized once: the view's own tools are few, and the caller appends them to `tools`.
+        let mut offered = Offered {
+            tools: Vec::with_capacity(snapshot.len() + 2),
+            view: Vec::new(),
+            callable: Vec::with_capacity(snapshot.len()),
+        };
         for definition in snapshot.iter() {
             let name = definition.name();
             let own = self
