@@ -32,6 +32,9 @@ fn toolkit() -> Toolkit {
     Toolkit::builder()
         .register(WhoAmI)
         .register(MaybeAgent)
+        // The scripts make the same call step after step on purpose, to see each step's
+        // information: the loop guard would answer the repeats from the first result.
+        .loop_guard(false)
         .build()
         .unwrap()
 }
@@ -164,6 +167,7 @@ async fn the_agent_layer_wins_over_the_toolkit_context() {
     let kit = Toolkit::builder()
         .register(WhoAmI)
         .context(placeholder)
+        .loop_guard(false)
         .build()
         .unwrap();
     // Outside an agent the toolkit's value is all there is.

@@ -17,6 +17,7 @@ mod hand_written;
 mod hooks;
 mod info;
 mod limits;
+mod loop_guard;
 mod meta;
 mod paused;
 mod runs;

@@ -21,7 +21,7 @@ use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
-use crate::toolkit::{CallAnswer, LOADED_KEY};
+use crate::toolkit::{AnsweredCall, CallAnswer, LOADED_KEY};
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
@@ -280,6 +280,41 @@ impl ReActAgent {
         .await
     }
 
+    /// The calls of the model's step before this one (the last message) that `calls` repeat,
+    /// with their results, for the turn's loop guard: only when nothing but those results came
+    /// after that step (a user's message starts afresh), and only calls answered without error
+    /// (a retry after a failure is no loop).
+    fn previous_step(&self, calls: &[ToolCall]) -> Vec<AnsweredCall> {
+        let Some((_, before)) = self.memory.split_last() else {
+            return Vec::new();
+        };
+        for (at, message) in before.iter().enumerate().rev() {
+            let step = match message {
+                Message::Tool(_) | Message::ToolChange(_) => continue,
+                Message::Assistant(step) => step,
+                _ => break,
+            };
+            let results = &before[at + 1..];
+            return step
+                .tool_calls
+                .iter()
+                .filter(|earlier| {
+                    calls
+                        .iter()
+                        .any(|call| crate::toolkit::repeats(call, earlier))
+                })
+                .filter_map(|earlier| {
+                    let result = results.iter().find_map(|m| {
+                        m.as_tool()
+                            .filter(|r| r.call_id == earlier.id && !r.is_error)
+                    })?;
+                    Some(AnsweredCall::new(earlier.clone(), result.content.clone()))
+                })
+                .collect();
+        }
+        Vec::new()
+    }
+
     /// Take a turn's results into the run: into the conversation (and the stream), the
     /// background jobs to report, the per-tool argument-error counts, and the first output of a
     /// `return_directly` tool into `direct`. Every result is taken in; the error that ends the
@@ -485,7 +520,8 @@ impl ReActAgent {
             .offering(callable)
             .external(external.iter().map(ToolDefinition::shared_name))
             .holding_approvals(self.settings.pause_at_approvals)
-            .searchable(mode != SearchMode::Off);
+            .searchable(mode != SearchMode::Off)
+            .after(self.previous_step(&calls));
         if events.is_some() {
             for call in turn.answered_here(&calls, ctx) {
                 emit(events, AgentEvent::ToolCallStarted(call.clone())).await;

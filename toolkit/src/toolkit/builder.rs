@@ -112,6 +112,8 @@ struct ExecDefaults {
     repair: Option<Arc<dyn RepairHook>>,
     /// Checks on calls and results, for every tool or one ([`Turn`](super::Turn)).
     guardrails: Guardrails,
+    /// The loop guard, on unless switched off.
+    loop_guard: bool,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -152,6 +154,7 @@ impl ToolkitBuilder {
                 job_backend: None,
                 repair: None,
                 guardrails: Vec::new(),
+                loop_guard: true,
                 callbacks: Vec::new(),
             },
         }
@@ -341,6 +344,14 @@ impl ToolkitBuilder {
         /// with `hook` (see [`RepairHook`]); applied wherever a turn's calls are answered
         /// ([`Toolkit::turn`]: agent runs, resumed runs, code-mode programs).
         pub fn repair_calls(hook: impl RepairHook) => exec.repair = Some(Arc::new(hook));
+
+        /// Answer a call that repeats one of the model's previous step — same tool, same
+        /// arguments, a result already given — without running it again (on by default): a
+        /// read-only or idempotent tool's earlier result is given again with a line saying so,
+        /// any other tool's call is refused with that result. See
+        /// [`AnsweredCall`](super::AnsweredCall) and
+        /// [`Turn::after`](super::Turn::after).
+        pub fn loop_guard(on: bool) => exec.loop_guard = on;
     }
 
     /// Check every tool's calls and results with `guardrail` (see [`Guardrail`]), wherever a
@@ -526,6 +537,7 @@ impl ToolkitBuilder {
             max_concurrency: defaults.max_concurrency,
             repair: defaults.repair,
             guardrails: defaults.guardrails,
+            loop_guard: defaults.loop_guard,
             background: Arc::new(BackgroundJobs::new(
                 defaults.background_capacity,
                 defaults.callbacks,

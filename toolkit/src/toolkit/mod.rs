@@ -4,6 +4,7 @@
 mod builder;
 mod compile;
 mod dynamic;
+mod loop_guard;
 mod meta;
 mod programs;
 mod scope;
@@ -26,6 +27,8 @@ pub use builder::{
 use compile::{Entry, ExecBase, Origin};
 use dynamic::DynamicRegistration;
 pub use dynamic::{DynamicTools, ToolChanges, WeakDynamicTools};
+pub use loop_guard::AnsweredCall;
+pub(crate) use loop_guard::repeats;
 pub use meta::{
     EQUIP_TOOL, EquipGroups, FOUND_KEY, LOADED_KEY, Offer, Offered, SearchTools, ViewTool,
     search_answer,
@@ -78,6 +81,8 @@ struct Inner {
     repair: Option<Arc<dyn RepairHook>>,
     /// Checks on calls and results, for every tool or one.
     guardrails: turn::Guardrails,
+    /// Whether a turn answers a repeat of the previous step's call without running it.
+    loop_guard: bool,
     /// The search index over every tool, built on the first search.
     search: std::sync::Mutex<search::SearchState>,
 }
@@ -745,6 +750,16 @@ impl Toolkit {
     /// registration has is looked up in the dynamic sets, where earlier sets hide later ones.
     /// Whether a call of `name` is given the calling view (and so may make turns of its own):
     /// its tool takes a [`Toolkit`] or the whole context, or does not say what it reads.
+    /// Whether calling `name` twice with the same arguments gives what calling it once does
+    /// (a read-only or idempotent tool).
+    pub(crate) fn repeatable(&self, name: &str) -> bool {
+        let hints = |d: &ToolDefinition| d.annotations().read_only || d.annotations().idempotent;
+        match self.definition(name) {
+            Some(definition) => hints(definition),
+            None => self.snapshot().get(name).is_some_and(hints),
+        }
+    }
+
     pub(crate) fn gives_calling_view(&self, name: &str) -> bool {
         match self.find(name) {
             Some((Found::Registered(i), _)) => self.0.inner.entries[i].wants_caller,

@@ -2,7 +2,9 @@
 //! a resumed run, a program's batch. It applies, in order: repeated call ids (the first call
 //! with an id is answered, the others get an error), external (client-side) calls handed back,
 //! calls of tools not offered refused (traced like every refusal), the [`Guardrail`]s on each
-//! call, calls waiting for approval held back, the rest run together through the toolkit, a
+//! call, the loop guard (a repeat of the previous step's call answered from its result, see
+//! [`AnsweredCall`]), calls waiting for approval held back, the rest run together through the
+//! toolkit, a
 //! [`RepairHook`] asked about each call refused for its tool or its arguments (a repaired call
 //! runs through every rule again), and the guardrails on each result. Every call gets exactly
 //! one answer, in call order.
@@ -14,6 +16,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::Toolkit;
+use super::loop_guard::{self, AnsweredCall};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::batch;
@@ -183,6 +186,7 @@ pub struct Turn<'a> {
     external: Names,
     hold_approvals: bool,
     searchable: bool,
+    previous: Vec<AnsweredCall>,
 }
 
 impl Toolkit {
@@ -196,6 +200,7 @@ impl Toolkit {
             external: Names::default(),
             hold_approvals: false,
             searchable: false,
+            previous: Vec::new(),
         }
     }
 }
@@ -218,6 +223,13 @@ impl Turn<'_> {
         /// Deferred tools can be found this turn (with `search_tools`): a call of one not found yet
         /// is refused with a hint to search first.
         pub fn searchable(searchable: bool) => searchable = searchable;
+
+        /// The calls of the model's previous step, answered: with the loop guard on
+        /// ([`ToolkitBuilder::loop_guard`](super::ToolkitBuilder::loop_guard)), a call here that
+        /// repeats one of them is answered from its result without running. A turn given none
+        /// (a program's batch, a resumed run's decided calls) guards nothing.
+        pub fn after(previous: impl IntoIterator<Item = AnsweredCall>)
+            => previous = previous.into_iter().collect();
     }
 
     /// The calls that will be answered here rather than held back or handed back (an agent
@@ -241,8 +253,18 @@ impl Turn<'_> {
         self.external.contains(&call.name)
     }
 
+    /// The answered call of the previous step that `call` repeats, with the loop guard on.
+    fn repeat_of(&self, call: &ToolCall) -> Option<&AnsweredCall> {
+        if !self.toolkit.0.inner.loop_guard {
+            return None;
+        }
+        self.previous
+            .iter()
+            .find(|earlier| earlier.is_repeated_by(call))
+    }
+
     fn held(&self, call: &ToolCall, ctx: &ToolContext) -> Option<Arc<str>> {
-        if !self.hold_approvals || self.refusal(call).is_some() {
+        if !self.hold_approvals || self.refusal(call).is_some() || self.repeat_of(call).is_some() {
             return None;
         }
         self.toolkit.approval_needed(call, ctx)
@@ -399,6 +421,12 @@ impl Turn<'_> {
                     batch.push(call);
                     continue;
                 }
+            }
+            if let Some(earlier) = self.repeat_of(&call) {
+                let repeatable = self.toolkit.repeatable(&call.name);
+                let result = loop_guard::answer(call, earlier, repeatable);
+                answers[at] = Some(CallAnswer::Result(result));
+                continue;
             }
             if let Some(tool) = self.held(&call, ctx) {
                 answers[at] = Some(CallAnswer::AwaitingApproval { call, tool });

@@ -1,0 +1,162 @@
+//! The loop guard: a call that repeats one of the model's previous step (same tool, same
+//! arguments), whose result the model has, is not run again — a read-only tool's result is given
+//! again with a line saying so, another tool's call is refused with that result — and each time
+//! is traced. A user's message between, an error before, other arguments, or the guard switched
+//! off: the call runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_toolkit::ReActAgent;
+use agent_toolkit::model::Message;
+use agent_toolkit::prelude::*;
+use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
+use serde_json::json;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+
+/// How many times the tools below ran.
+#[derive(Default)]
+struct Runs(AtomicUsize);
+
+/// The weather in a city.
+#[tool(read_only)]
+async fn weather(city: String, #[ctx] runs: Ctx<Runs>) -> String {
+    runs.0.0.fetch_add(1, Ordering::SeqCst);
+    format!("{city}: 21 C")
+}
+
+/// Send a message.
+#[tool]
+async fn send(to: String, #[ctx] runs: Ctx<Runs>) -> Result<String, ToolError> {
+    let n = runs.0.0.fetch_add(1, Ordering::SeqCst);
+    if to == "flaky" && n == 0 {
+        return Err(ToolError::execution("the mail server is busy"));
+    }
+    Ok(format!("sent to {to}"))
+}
+
+fn kit(guard: bool) -> (Toolkit, Arc<Runs>) {
+    let runs = Arc::new(Runs::default());
+    let kit = Toolkit::builder()
+        .register(Weather)
+        .register(Send)
+        .context_shared(runs.clone())
+        .loop_guard(guard)
+        .build()
+        .unwrap();
+    (kit, runs)
+}
+
+/// `(text, is_error)` of each tool result in the agent's memory.
+fn results(agent: &ReActAgent) -> Vec<(String, bool)> {
+    agent
+        .memory()
+        .iter()
+        .filter_map(Message::as_tool)
+        .map(|m| (m.content.clone(), m.is_error))
+        .collect()
+}
+
+/// Counts the loop guard's trace events.
+#[derive(Clone, Default)]
+struct Events(Arc<AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Events {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        if event.metadata().target() == "agent_toolkit::loop_guard" {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_read_only_call_repeated_step_after_step_runs_once_and_the_model_is_told() {
+    let events = Events::default();
+    let _trace =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(events.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let (kit, runs) = kit(true);
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::call("weather", json!({"city": "Oslo"})),
+        ScriptedTurn::call("weather", json!({"city": "Oslo"})),
+        ScriptedTurn::calls([
+            ("weather", json!({ "city" : "Oslo" })),
+            ("weather", json!({"city": "Rome"})),
+        ]),
+        ScriptedTurn::text("Oslo is 21 C."),
+    ]));
+    let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
+    assert_eq!(agent.run("weather?").await.unwrap(), "Oslo is 21 C.");
+    // Oslo ran once, Rome once.
+    assert_eq!(runs.0.load(Ordering::SeqCst), 2);
+    let results = results(&agent);
+    assert_eq!(results.len(), 4);
+    assert_eq!(results[0], ("Oslo: 21 C".to_string(), false));
+    for (text, is_error) in &results[1..3] {
+        assert!(!is_error);
+        assert!(
+            text.starts_with("Oslo: 21 C\n\n[You made this same call"),
+            "{text}"
+        );
+        // Given again twice, said once.
+        assert_eq!(text.matches("same call").count(), 1, "{text}");
+    }
+    assert_eq!(results[3], ("Rome: 21 C".to_string(), false));
+    assert_eq!(events.0.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_repeat_of_a_tool_that_acts_is_refused_with_its_earlier_result() {
+    let (kit, runs) = kit(true);
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::call("send", json!({"to": "ann"})),
+        ScriptedTurn::call("send", json!({"to": "ann"})),
+        ScriptedTurn::text("Sent."),
+    ]));
+    let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
+    agent.run("mail ann").await.unwrap();
+    assert_eq!(runs.0.load(Ordering::SeqCst), 1);
+    let results = results(&agent);
+    let (text, is_error) = &results[1];
+    assert!(is_error);
+    assert!(
+        text.contains("not run again") && text.contains("sent to ann"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_after_an_error_other_arguments_or_a_new_question_run_again() {
+    let (kit, runs) = kit(true);
+    let model = Arc::new(ScriptedModel::new([
+        // Fails, then the same call is a retry: it runs.
+        ScriptedTurn::call("send", json!({"to": "flaky"})),
+        ScriptedTurn::call("send", json!({"to": "flaky"})),
+        // Other arguments run.
+        ScriptedTurn::call("send", json!({"to": "bob"})),
+        ScriptedTurn::text("Done."),
+        // A new question: the same call as the last step of the run before runs again.
+        ScriptedTurn::call("send", json!({"to": "bob"})),
+        ScriptedTurn::text("Done again."),
+    ]));
+    let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
+    agent.run("mail").await.unwrap();
+    agent.run("mail bob again").await.unwrap();
+    assert_eq!(runs.0.load(Ordering::SeqCst), 4);
+    let errors: Vec<bool> = results(&agent).into_iter().map(|(_, e)| e).collect();
+    assert_eq!(errors, [true, false, false, false]);
+}
+
+#[tokio::test]
+async fn switched_off_every_call_runs() {
+    let (kit, runs) = kit(false);
+    let model = Arc::new(ScriptedModel::new([
+        ScriptedTurn::call("weather", json!({"city": "Oslo"})),
+        ScriptedTurn::call("weather", json!({"city": "Oslo"})),
+        ScriptedTurn::text("Done."),
+    ]));
+    let mut agent = ReActAgent::builder(model).toolkit(&kit).build().unwrap();
+    agent.run("weather?").await.unwrap();
+    assert_eq!(runs.0.load(Ordering::SeqCst), 2);
+    assert_eq!(results(&agent)[1], ("Oslo: 21 C".to_string(), false));
+}
