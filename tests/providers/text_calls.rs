@@ -312,3 +312,102 @@ async fn with_tool_choice_none_text_is_the_answer() {
         .unwrap();
     assert!(response.message.tool_calls.is_empty());
 }
+
+/// A Chat Completions reply with one structured call, as llama.cpp sends it.
+fn openai_call() -> Reply {
+    Reply::json(json!({
+        "choices": [{"finish_reason": "tool_calls", "index": 0, "message": {
+            "role": "assistant", "content": "",
+            "tool_calls": [{"id": "abc", "type": "function", "function": {
+                "name": "get_weather", "arguments": "{\"location\":\"Paris\"}"}}]}}],
+        "model": "local", "object": "chat.completion",
+        "usage": {"completion_tokens": 17, "prompt_tokens": 171, "total_tokens": 188},
+    }))
+}
+
+/// A Messages reply with one `tool_use` block.
+fn anthropic_call() -> Reply {
+    Reply::json(json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "local",
+        "content": [{"type": "tool_use", "id": "t1", "name": "get_weather",
+                     "input": {"location": "Paris"}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 171, "output_tokens": 17},
+    }))
+}
+
+/// Whether a captured request body asked for parallel calls (on either wire; a request
+/// without native tools asks for none).
+fn asked_parallel(body: &Value) -> bool {
+    if body.get("tools").is_none() {
+        return false;
+    }
+    match body.get("parallel_tool_calls") {
+        Some(parallel) => parallel == &json!(true),
+        None => body["tool_choice"].get("disable_parallel_tool_use") != Some(&json!(true)),
+    }
+}
+
+/// A refusal of a request that allowed parallel calls is first asked again with them off —
+/// before the tools go into the prompt — and the provider keeps them off afterwards; a request
+/// that is refused that way too is then asked for text.
+#[tokio::test]
+async fn a_refusal_is_asked_again_with_parallel_calls_off_first_and_remembered() {
+    let parallel = || ask().with_parallel_tool_calls(true);
+    for wire in ["openai", "anthropic"] {
+        let (call, text) = match wire {
+            "openai" => (openai_call(), openai_text(TEXT_CALL)),
+            _ => (anthropic_call(), anthropic_text(TEXT_CALL)),
+        };
+        let again = match wire {
+            "openai" => openai_call(),
+            _ => anthropic_call(),
+        };
+        let server = Server::start([rejected(), call, again, rejected(), text]).await;
+        let model: Box<dyn ChatModel> = match wire {
+            "openai" => Box::new(openai(&format!("{}/v1", server.url), true)),
+            _ => Box::new(anthropic(&server.url, true)),
+        };
+        // Refused with parallel calls on; taken with them off: a structured call.
+        let first = model.chat(parallel()).await.unwrap();
+        assert_eq!(first.message.tool_calls.len(), 1, "{wire}");
+        assert!(!first.message.calls_in_text, "{wire}");
+        // The next request goes with parallel calls off from the start.
+        let second = model.chat(parallel()).await.unwrap();
+        assert_eq!(second.message.tool_calls.len(), 1, "{wire}");
+        // Refused with parallel calls off already: asked for text at once.
+        let third = model.chat(parallel()).await.unwrap();
+        assert!(third.message.calls_in_text, "{wire}");
+
+        let requests = server.requests();
+        let asked: Vec<bool> = requests.iter().map(|r| asked_parallel(&r.body)).collect();
+        let with_tools: Vec<bool> = requests
+            .iter()
+            .map(|r| r.body.get("tools").is_some())
+            .collect();
+        assert_eq!(asked, [true, false, false, false, false], "{wire}");
+        assert_eq!(with_tools, [true, true, true, true, false], "{wire}");
+    }
+}
+
+/// Streamed, the refusal is asked again the same way (without streaming).
+#[tokio::test]
+async fn a_streamed_refusal_is_asked_again_with_parallel_calls_off() {
+    let server = Server::start([rejected(), openai_call()]).await;
+    let model = openai(&format!("{}/v1", server.url), false);
+    let (events, error) = collect(model.chat_stream(ask().with_parallel_tool_calls(true))).await;
+    assert!(error.is_none(), "{error:?}");
+    let done = events
+        .iter()
+        .find_map(|e| match e {
+            ChatEvent::Done(response) => Some(response.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(done.message.tool_calls[0].name, "get_weather");
+    let asked: Vec<bool> = server
+        .requests()
+        .iter()
+        .map(|r| asked_parallel(&r.body))
+        .collect();
+    assert_eq!(asked, [true, false]);
+}

@@ -27,9 +27,11 @@ pub enum ModelError {
     /// that does not match the expected … format"; Ollama: "error parsing tool call"). Seen
     /// when a small model writes two calls in a turn in a way its chat template does not
     /// allow. Not transient: at temperature 0 the same request gets the same output, so it is
-    /// not sent again as it was. With the providers' `text_tool_calls` on (the default) they
-    /// ask once more without native tools, the tools described in the prompt, and read the
-    /// calls from the text; this error means that did not help either.
+    /// not sent again as it was. The providers first ask again with parallel tool calls off,
+    /// when they were on (and, if the server takes that, keep them off for every later request
+    /// through the same provider); then, with `text_tool_calls` on (the default), once more
+    /// without native tools, the tools described in the prompt, reading the calls from the
+    /// text. This error means none of that helped.
     #[error("the model provider could not read the model's own output (HTTP {status}): {message}")]
     OutputRejected {
         /// HTTP status (500 from the servers seen).

@@ -13,6 +13,8 @@ pub(crate) mod recovery;
 pub(crate) mod sse;
 
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
@@ -22,7 +24,7 @@ use serde_json::Value;
 use crate::endpoint::{EndpointSettings, Secret};
 use crate::error::Cause;
 use crate::exec::RetryPolicy;
-use crate::model::ModelError;
+use crate::model::{ChatRequest, ModelError};
 use crate::tls::TrustedRoots;
 
 /// Longest error body kept in [`ModelError::Http`]; provider error pages can be large HTML.
@@ -224,6 +226,9 @@ pub(crate) struct Endpoint {
     headers: HeaderMap,
     timeout: Duration,
     retry: RetryPolicy,
+    /// Set once the server refused a reply and took it with parallel calls off: every later
+    /// request through this endpoint (and its clones) asks for one call a turn.
+    one_call_a_turn: Arc<AtomicBool>,
 }
 
 /// A failed attempt, with how long the server asked us to wait.
@@ -287,7 +292,22 @@ impl Endpoint {
             headers,
             timeout,
             retry: settings.retry.clone(),
+            one_call_a_turn: Arc::default(),
         })
+    }
+
+    /// Whether this server needs one call a turn (see [`recovery`]).
+    pub(crate) fn one_call_a_turn(&self) -> &AtomicBool {
+        &self.one_call_a_turn
+    }
+
+    /// `request` as this server takes it: parallel calls off once it refused them.
+    pub(crate) fn adapt(&self, request: ChatRequest) -> ChatRequest {
+        if request.parallel_tool_calls && self.one_call_a_turn.load(Ordering::Relaxed) {
+            request.with_parallel_tool_calls(false)
+        } else {
+            request
+        }
     }
 
     /// POST `body` and return the whole response body of the first successful attempt.

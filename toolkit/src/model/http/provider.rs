@@ -46,9 +46,11 @@ pub(crate) fn chat<P: HttpProvider>(
     provider: &P,
     request: ChatRequest,
 ) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+    let endpoint = provider.endpoint();
     Box::pin(recovery::chat(
         provider.text_calls(),
-        Arc::new(request),
+        endpoint.one_call_a_turn(),
+        Arc::new(endpoint.adapt(request)),
         ask(provider),
     ))
 }
@@ -58,6 +60,7 @@ pub(crate) fn chat_stream<P: HttpProvider>(
     provider: &P,
     request: ChatRequest,
 ) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+    let request = provider.endpoint().adapt(request);
     let (body, names) = match provider.body(&request, true) {
         Ok(prepared) => prepared,
         Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
@@ -76,7 +79,14 @@ pub(crate) fn chat_stream<P: HttpProvider>(
         other => other,
     })
     .boxed();
-    recovery::stream(provider.text_calls(), request, names, events, ask(provider))
+    recovery::stream(
+        provider.text_calls(),
+        provider.endpoint().one_call_a_turn(),
+        request,
+        names,
+        events,
+        ask(provider),
+    )
 }
 
 /// One non-streaming request to `provider`, parsed and finished, for [`recovery`].

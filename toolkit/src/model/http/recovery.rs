@@ -1,15 +1,22 @@
 //! Replies whose tool calls are written as text, for both providers: the calls are read out of
 //! the text ([`recover`]), and a request the server refused because it could not read the
-//! model's own output ([`ModelError::OutputRejected`]) is not sent again unchanged: it is asked
-//! once more without native tools, the tools described in the prompt as
-//! [`TextToolCalls`](crate::model::TextToolCalls) does, and the calls read from the text.
-//! (Tool choice `none` with the tools still sent is not enough: llama.cpp's `/v1/messages`
-//! parses the output for calls all the same.)
+//! model's own output ([`ModelError::OutputRejected`]) is not sent again unchanged.
+//!
+//! Such a refusal mostly follows a model writing several calls in a way its template does not
+//! allow. So a request that allowed parallel calls is first asked again with them off
+//! (`parallel_tool_calls: false`, Anthropic's `disable_parallel_tool_use`), and when the server
+//! takes that, the endpoint remembers it: every later request through it (the rest of the run,
+//! and later runs through the same provider) asks for one call a turn. When that is refused too,
+//! or parallel calls were off already, the request is asked once more without native tools, the
+//! tools described in the prompt as [`TextToolCalls`](crate::model::TextToolCalls) does, and
+//! the calls read from the text. (Tool choice `none` with the tools still sent is not enough:
+//! llama.cpp's `/v1/messages` parses the output for calls all the same.)
 //!
 //! A provider hands this module one way to ask: the request in, the parsed response and the
 //! name map it was read with out.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -43,10 +50,11 @@ fn read_calls(on: bool, request: &ChatRequest, names: &NameMap, response: &mut C
     }
 }
 
-/// A non-streaming request with text calls read (when `on`), and asked once more for text
-/// when the server rejects the model's output.
+/// A non-streaming request with text calls read (when `on`), and asked again after a refusal
+/// of the model's output ([`after_refusal`]).
 pub(crate) async fn chat(
     on: bool,
+    one_call_a_turn: &AtomicBool,
     request: Arc<ChatRequest>,
     ask: Ask<'_>,
 ) -> Result<ChatResponse, ModelError> {
@@ -55,10 +63,58 @@ pub(crate) async fn chat(
             read_calls(on, &request, &names, &mut response);
             Ok(response)
         }
-        Err(error @ ModelError::OutputRejected { .. }) if applies(on, &request) => {
-            ask_for_text(&request, &ask, error).await
+        Err(error @ ModelError::OutputRejected { .. }) => {
+            after_refusal(on, one_call_a_turn, &request, &ask, error).await
         }
         Err(error) => Err(error),
+    }
+}
+
+/// Whether a refusal of `request` is asked again: with parallel calls off, or for text.
+fn retried(on: bool, request: &ChatRequest) -> bool {
+    parallel(request) || applies(on, request)
+}
+
+/// Whether `request` offers tools and allows several calls a turn.
+fn parallel(request: &ChatRequest) -> bool {
+    request.parallel_tool_calls
+        && !request.tools.is_empty()
+        && request.tool_choice != ToolChoice::None
+}
+
+/// After the server refused the model's output for `request`: asked again with parallel calls
+/// off (if they were on; remembered in `one_call_a_turn` when the server takes it), then for
+/// text (when `on`). The first refusal is returned when nothing helps.
+async fn after_refusal(
+    on: bool,
+    one_call_a_turn: &AtomicBool,
+    request: &Arc<ChatRequest>,
+    ask: &Ask<'_>,
+    rejected: ModelError,
+) -> Result<ChatResponse, ModelError> {
+    if parallel(request) {
+        tracing::info!(
+            error = %rejected,
+            "the server could not read the model's output; asking again with parallel tool calls off"
+        );
+        let serial = Arc::new(request.as_ref().clone().with_parallel_tool_calls(false));
+        match ask(Arc::clone(&serial)).await {
+            Ok((mut response, names)) => {
+                one_call_a_turn.store(true, Ordering::Relaxed);
+                read_calls(on, &serial, &names, &mut response);
+                return Ok(response);
+            }
+            Err(ModelError::OutputRejected { .. }) => {}
+            Err(error) => {
+                tracing::warn!(%error, "asking again with parallel tool calls off failed");
+                return Err(rejected);
+            }
+        }
+    }
+    if applies(on, request) {
+        ask_for_text(request, ask, rejected).await
+    } else {
+        Err(rejected)
     }
 }
 
@@ -88,10 +144,12 @@ async fn ask_for_text(
 
 /// A streamed response with text calls read at its end (when `on`): a
 /// [`ChatEvent::ToolCallStarted`] for each call read, then [`ChatEvent::Done`]. When the server
-/// rejects the model's output mid-stream, the request is asked again without streaming, for
-/// text ([`chat`]), and its response follows the events already sent (its text as one delta).
+/// rejects the model's output mid-stream, the request is asked again without streaming, as
+/// [`chat`] does after a refusal, and its response follows the events already sent (its text
+/// as one delta).
 pub(crate) fn stream<'a>(
     on: bool,
+    one_call_a_turn: &'a AtomicBool,
     request: Arc<ChatRequest>,
     names: NameMap,
     events: BoxStream<'a, Result<ChatEvent, ModelError>>,
@@ -125,12 +183,16 @@ pub(crate) fn stream<'a>(
                         out.push(Ok(ChatEvent::Done(response)));
                         out
                     }
-                    Err(error @ ModelError::OutputRejected { .. }) if applies(on, &request) => {
+                    Err(error @ ModelError::OutputRejected { .. }) if retried(on, &request) => {
                         match ask {
-                            Some(ask) => match ask_for_text(&request, &ask, error).await {
-                                Ok(response) => done_events(response),
-                                Err(error) => vec![Err(error)],
-                            },
+                            Some(ask) => {
+                                match after_refusal(on, one_call_a_turn, &request, &ask, error)
+                                    .await
+                                {
+                                    Ok(response) => done_events(response),
+                                    Err(error) => vec![Err(error)],
+                                }
+                            }
                             None => vec![Err(error)],
                         }
                     }
