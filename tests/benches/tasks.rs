@@ -9,8 +9,9 @@
 //!
 //! Run: `cargo bench --features full --bench tasks` (sets the model up on first use; add
 //! `-- TASK_NAME` to run the tasks whose name contains it; `TASKS_TEMPLATE=own|structured` and
-//! `TASKS_WIRE=openai|anthropic|textprompt` pick configurations, `TASKS_TEXT_CALLS=off` turns
-//! the reading of text calls off, `TASKS_VERBOSE=1` prints the conversation of every failure).
+//! `TASKS_WIRE=openai|anthropic|textprompt|constrained` pick configurations, `TASKS_TEXT_CALLS=off` turns
+//! the reading of text calls off, `TASKS_LOOP_GUARD=off` the toolkit's loop guard, and
+//! `TASKS_VERBOSE=1` prints the conversation of every failure).
 //! Not a timed test: it measures.
 
 #[path = "../model/mod.rs"]
@@ -78,6 +79,9 @@ enum Wire {
     Anthropic,
     /// `TextToolCalls` around `OpenAiChat`: no native tools, calls taught in the prompt.
     TextPrompt,
+    /// `OpenAiChat` with constrained tool calls: the reply held to a schema of the offered
+    /// tools' calls or an answer.
+    Constrained,
 }
 
 /// How one run went.
@@ -121,6 +125,10 @@ async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Out
         }),
         Wire::TextPrompt => Box::new(Timed {
             inner: TextToolCalls::new(server.openai()),
+            spent: spent.clone(),
+        }),
+        Wire::Constrained => Box::new(Timed {
+            inner: server.openai_constrained(),
             spent: spent.clone(),
         }),
     };
@@ -270,8 +278,13 @@ fn main() {
             return;
         };
         let wires: &[Wire] = match template {
-            Template::Structured => &[Wire::OpenAi, Wire::Anthropic],
-            Template::Own => &[Wire::OpenAi, Wire::Anthropic, Wire::TextPrompt],
+            Template::Structured => &[Wire::OpenAi, Wire::Anthropic, Wire::Constrained],
+            Template::Own => &[
+                Wire::OpenAi,
+                Wire::Anthropic,
+                Wire::TextPrompt,
+                Wire::Constrained,
+            ],
         };
         for &wire in wires {
             if std::env::var("TASKS_WIRE")

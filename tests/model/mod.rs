@@ -178,6 +178,18 @@ impl ModelServer {
             .expect("OpenAiChat for the model server")
     }
 
+    /// [`openai`](Self::openai) with constrained tool calls.
+    pub fn openai_constrained(&self) -> OpenAiChat {
+        OpenAiChat::builder()
+            .base_url(format!("{}/v1", self.url))
+            .model("local")
+            .timeout(REQUEST_TIMEOUT)
+            .retry(retries())
+            .constrained_tool_calls(true)
+            .build()
+            .expect("OpenAiChat for the model server")
+    }
+
     /// `AnthropicMessages` on this server (`/v1/messages`), model `local`.
     pub fn anthropic(&self) -> AnthropicMessages {
         self.anthropic_with(true)

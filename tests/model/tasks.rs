@@ -268,8 +268,14 @@ pub fn toolkit(tools: &[&str], log: Arc<Log>, finance_off: bool) -> Toolkit {
     register(builder, tools, |b| b)
         .context_shared(log)
         .context(Account { user: USER.into() })
+        .loop_guard(loop_guard())
         .build()
         .expect("task toolkit")
+}
+
+/// Whether the toolkit's loop guard is on: `TASKS_LOOP_GUARD=off` measures without it.
+pub fn loop_guard() -> bool {
+    std::env::var("TASKS_LOOP_GUARD").map_or(true, |v| v != "off")
 }
 
 /// The task toolkit of `tools`, every one deferred (in the deferred group `catalog`): the

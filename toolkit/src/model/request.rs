@@ -119,6 +119,9 @@ pub struct ChatRequest {
     ///
     /// [`NativeItems::container`]: crate::model::NativeItems::container
     pub hosted_code: bool,
+    /// A JSON schema the reply must match, for servers that constrain output (set only by the
+    /// providers' constrained tool calls).
+    pub(crate) output_schema: Option<serde_json::Value>,
 }
 
 /// A tool the model may find with the provider's tool search, and the group it belongs to

@@ -8,6 +8,7 @@
 //! back. Waits come from the builder's [`RetryPolicy`] — the same type that retries tool
 //! calls — and are never shorter than a server's `retry-after`.
 
+pub(crate) mod constrained;
 pub(crate) mod provider;
 pub(crate) mod recovery;
 pub(crate) mod sse;

@@ -9,8 +9,8 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 
 use super::Endpoint;
-use super::recovery;
 use super::sse::{self, StreamAssembler};
+use super::{constrained, recovery};
 use crate::dialect::NameMap;
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, ModelError};
 
@@ -25,6 +25,11 @@ pub(crate) trait HttpProvider: Sync {
 
     /// Whether calls written as text are read ([`recovery`]).
     fn text_calls(&self) -> bool;
+
+    /// Whether requests with tools are sent constrained to valid calls ([`constrained`]).
+    fn constrained(&self) -> bool {
+        false
+    }
 
     /// The request body for `request` (streamed or not), and the name map to read the answer
     /// with.
@@ -46,6 +51,9 @@ pub(crate) fn chat<P: HttpProvider>(
     provider: &P,
     request: ChatRequest,
 ) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+    if provider.constrained() && constrained::applies(&request) {
+        return Box::pin(constrained::chat(request, ask(provider)));
+    }
     let endpoint = provider.endpoint();
     Box::pin(recovery::chat(
         provider.text_calls(),
@@ -60,6 +68,18 @@ pub(crate) fn chat_stream<P: HttpProvider>(
     provider: &P,
     request: ChatRequest,
 ) -> BoxStream<'_, Result<ChatEvent, ModelError>> {
+    if provider.constrained() && constrained::applies(&request) {
+        // One JSON value: asked whole, its events sent after.
+        let reply = constrained::chat(request, ask(provider));
+        return futures::stream::once(reply)
+            .flat_map(|reply| {
+                futures::stream::iter(match reply {
+                    Ok(response) => recovery::done_events(response),
+                    Err(error) => vec![Err(error)],
+                })
+            })
+            .boxed();
+    }
     let request = provider.endpoint().adapt(request);
     let (body, names) = match provider.body(&request, true) {
         Ok(prepared) => prepared,

@@ -42,7 +42,12 @@ fn applies(on: bool, request: &ChatRequest) -> bool {
 }
 
 /// `response` with its calls written as text read, when `on` and the request allows calls.
-fn read_calls(on: bool, request: &ChatRequest, names: &NameMap, response: &mut ChatResponse) {
+pub(crate) fn read_calls(
+    on: bool,
+    request: &ChatRequest,
+    names: &NameMap,
+    response: &mut ChatResponse,
+) {
     if applies(on, request) {
         recover(response, request, &|name| {
             names.original_name(name).unwrap_or(name).to_owned()
@@ -205,7 +210,7 @@ pub(crate) fn stream<'a>(
 }
 
 /// The events of a whole response: its text, its calls, then `Done`.
-fn done_events(response: ChatResponse) -> Vec<Result<ChatEvent, ModelError>> {
+pub(crate) fn done_events(response: ChatResponse) -> Vec<Result<ChatEvent, ModelError>> {
     let mut out = Vec::new();
     if !response.message.content.is_empty() {
         out.push(Ok(ChatEvent::TextDelta(response.message.content.clone())));

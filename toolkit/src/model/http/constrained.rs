@@ -1,0 +1,258 @@
+//! Constrained tool calls: for local servers that can hold a model's output to a JSON schema
+//! (llama.cpp's server, vLLM and Ollama take OpenAI's `response_format` with a `json_schema`),
+//! a request with tools is sent with the tools described in the prompt, as when the server
+//! refused the model's output ([`recovery`](super::recovery)), and a schema built from the
+//! offered tools: the reply can only be `{"tool_calls": [...]}` naming offered tools with
+//! arguments their schemas accept, or `{"answer": "..."}`. The calls are read from that JSON
+//! through the usual reading of calls written as text (so every rule of the toolkit still
+//! applies); an answer becomes the reply's text.
+//!
+//! Only what the model sees goes into the schema: the definitions' `parameters`, which never
+//! hold hidden parameters. `tool_choice` shapes it: `required` leaves out the answer, a named
+//! tool leaves only that tool, parallel calls off allows one call. A request is not streamed
+//! while constrained (its reply is one JSON value): it is asked whole and its events follow.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::recovery::{self, Ask};
+use crate::model::text_calls::as_text_request;
+use crate::model::{ChatRequest, ChatResponse, Message, ModelError, ToolChoice};
+
+/// Whether `request` is sent constrained: it offers tools the model may call.
+pub(crate) fn applies(request: &ChatRequest) -> bool {
+    !request.tools.is_empty() && request.tool_choice != ToolChoice::None
+}
+
+/// `request` asked constrained (see the module docs).
+pub(crate) async fn chat(request: ChatRequest, ask: Ask<'_>) -> Result<ChatResponse, ModelError> {
+    let constrained = Arc::new(constrain(&request));
+    let (mut response, names) = ask(constrained).await?;
+    answer_as_text(&mut response);
+    recovery::read_calls(true, &request, &names, &mut response);
+    Ok(response)
+}
+
+/// The text request with the reply's schema, and a line saying what to write.
+fn constrain(request: &ChatRequest) -> ChatRequest {
+    let mut text = as_text_request(request);
+    let answer = request.tool_choice == ToolChoice::Auto;
+    let line = if answer {
+        "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]} \
+         to call tools, or {\"answer\": \"...\"} to answer the user."
+    } else {
+        "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]}."
+    };
+    match text.messages.first_mut() {
+        Some(Message::System { content }) => {
+            content.push_str("\n\n");
+            content.push_str(line);
+        }
+        _ => text.messages.insert(0, Message::system(line)),
+    }
+    text.output_schema = Some(reply_schema(request));
+    text
+}
+
+/// The schema of a reply to `request`: calls of its tools, or an answer.
+pub(crate) fn reply_schema(request: &ChatRequest) -> Value {
+    let mut defs = Map::new();
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .filter(|tool| match &request.tool_choice {
+            ToolChoice::Specific(name) => tool.name() == name,
+            _ => true,
+        })
+        .enumerate()
+        .map(|(i, tool)| {
+            let mut arguments = tool.parameters().clone();
+            hoist_definitions(&mut arguments, &format!("t{i}_"), &mut defs);
+            json!({
+                "type": "object",
+                "properties": {"name": {"const": tool.name()}, "arguments": arguments},
+                "required": ["name", "arguments"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    let mut calls = json!({"type": "array", "items": {"anyOf": tools}, "minItems": 1});
+    if !request.parallel_tool_calls {
+        calls["maxItems"] = json!(1);
+    }
+    let mut branches = vec![json!({
+        "type": "object",
+        "properties": {"tool_calls": calls},
+        "required": ["tool_calls"],
+        "additionalProperties": false,
+    })];
+    if request.tool_choice == ToolChoice::Auto {
+        branches.push(json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+            "additionalProperties": false,
+        }));
+    }
+    let mut schema = json!({"anyOf": branches});
+    if !defs.is_empty() {
+        schema["$defs"] = Value::Object(defs);
+    }
+    schema
+}
+
+/// Move a tool schema's own definitions (`$defs`, `definitions`) into the reply schema's
+/// `$defs`, named with `prefix`, and point its references there: a reference is read from the
+/// root of the schema it is in, which is no longer the tool's.
+fn hoist_definitions(schema: &mut Value, prefix: &str, defs: &mut Map<String, Value>) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    for key in ["$defs", "definitions"] {
+        if let Some(Value::Object(own)) = object.remove(key) {
+            for (name, mut def) in own {
+                rename_references(&mut def, prefix);
+                defs.insert(format!("{prefix}{name}"), def);
+            }
+        }
+    }
+    rename_references(schema, prefix);
+}
+
+/// Point every local reference in `schema` at the hoisted definitions.
+fn rename_references(schema: &mut Value, prefix: &str) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => {
+                        let name = target
+                            .strip_prefix("#/$defs/")
+                            .or_else(|| target.strip_prefix("#/definitions/"));
+                        if let Some(name) = name {
+                            *target = format!("#/$defs/{prefix}{name}");
+                        }
+                    }
+                    (_, value) => rename_references(value, prefix),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_references(v, prefix)),
+        _ => {}
+    }
+}
+
+/// A reply `{"answer": "..."}` becomes its text.
+fn answer_as_text(response: &mut ChatResponse) {
+    let message = &mut response.message;
+    if !message.tool_calls.is_empty() {
+        return;
+    }
+    let answer = match serde_json::from_str::<Value>(message.content.trim()) {
+        Ok(Value::Object(reply)) if reply.len() == 1 => match reply.get("answer") {
+            Some(Value::String(answer)) => answer.clone(),
+            _ => return,
+        },
+        _ => return,
+    };
+    message.content = answer;
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{answer_as_text, reply_schema};
+    use crate::model::{AssistantMessage, ChatRequest, ChatResponse, Message, ToolChoice};
+    use crate::tool::ToolDefinition;
+
+    fn tools() -> Vec<ToolDefinition> {
+        vec![
+            ToolDefinition::new(
+                "get_weather",
+                "Weather.",
+                json!({"type": "object", "properties": {"city": {"type": "string"}},
+                       "required": ["city"]}),
+            ),
+            ToolDefinition::new(
+                "order",
+                "Order.",
+                json!({"type": "object", "properties": {"item": {"$ref": "#/$defs/Item"}},
+                       "$defs": {"Item": {"type": "object", "properties": {
+                           "size": {"$ref": "#/$defs/Size"}}},
+                                 "Size": {"enum": ["s", "m"]}}}),
+            ),
+        ]
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest::new(vec![Message::user("hi")]).with_tools(tools())
+    }
+
+    #[cfg(feature = "validate")]
+    fn valid(schema: &serde_json::Value, reply: serde_json::Value) -> bool {
+        jsonschema::validator_for(schema)
+            .expect("the reply schema compiles")
+            .is_valid(&reply)
+    }
+
+    #[cfg(feature = "validate")]
+    #[test]
+    fn the_reply_schema_admits_offered_calls_with_valid_arguments_or_an_answer() {
+        let schema = reply_schema(&request().with_parallel_tool_calls(true));
+        let call = |name: &str, arguments| json!({"name": name, "arguments": arguments});
+        let weather = call("get_weather", json!({"city": "Oslo"}));
+        let order = call("order", json!({"item": {"size": "m"}}));
+        assert!(valid(
+            &schema,
+            json!({"tool_calls": [weather.clone(), order]})
+        ));
+        assert!(valid(&schema, json!({"answer": "Hello."})));
+        // Not offered, arguments the schema refuses, a hoisted definition refusing, no call.
+        assert!(!valid(
+            &schema,
+            json!({"tool_calls": [call("delete", json!({}))]})
+        ));
+        assert!(!valid(
+            &schema,
+            json!({"tool_calls": [call("get_weather", json!({}))]})
+        ));
+        let bad_size = call("order", json!({"item": {"size": "xl"}}));
+        assert!(!valid(&schema, json!({"tool_calls": [bad_size]})));
+        assert!(!valid(&schema, json!({"tool_calls": []})));
+        assert!(!valid(
+            &schema,
+            json!({"answer": "x", "tool_calls": [weather]})
+        ));
+    }
+
+    #[cfg(feature = "validate")]
+    #[test]
+    fn tool_choice_and_parallel_calls_shape_the_schema() {
+        let weather = json!({"name": "get_weather", "arguments": {"city": "Oslo"}});
+        let serial = reply_schema(&request());
+        assert!(!valid(
+            &serial,
+            json!({"tool_calls": [weather.clone(), weather.clone()]})
+        ));
+        let required = reply_schema(&request().with_tool_choice(ToolChoice::Required));
+        assert!(!valid(&required, json!({"answer": "no"})));
+        assert!(valid(&required, json!({"tool_calls": [weather.clone()]})));
+        let named = reply_schema(&request().with_tool_choice(ToolChoice::Specific("order".into())));
+        assert!(!valid(&named, json!({"tool_calls": [weather]})));
+    }
+
+    #[test]
+    fn an_answer_becomes_the_text_and_anything_else_stays() {
+        let reply = |text: &str| ChatResponse::new(AssistantMessage::new(text, Vec::new()));
+        let mut answer = reply(r#" {"answer": "It is 21 C."} "#);
+        answer_as_text(&mut answer);
+        assert_eq!(answer.message.content, "It is 21 C.");
+        for text in [r#"{"answer": 3}"#, r#"{"answer": "a", "b": 1}"#, "plain"] {
+            let mut other = reply(text);
+            answer_as_text(&mut other);
+            assert_eq!(other.message.content, text);
+        }
+    }
+}
