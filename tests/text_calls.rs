@@ -14,6 +14,10 @@ use agent_toolkit::{
 use futures::StreamExt;
 use serde_json::json;
 
+/// Replies small models really wrote (and the forms), through every reader.
+#[path = "text_calls/corpus.rs"]
+mod corpus;
+
 fn tools() -> Vec<ToolDefinition> {
     vec![
         ToolDefinition::new(

@@ -44,7 +44,7 @@ pub(super) fn find(text: &str) -> Found {
 }
 
 /// The call an object of the call shape is, or `None` for any other object.
-fn call(object: &Map<String, Value>) -> Option<RawCall> {
+pub(super) fn call(object: &Map<String, Value>) -> Option<RawCall> {
     if let Some(Value::Object(function)) = object.get("function") {
         // OpenAI's shape: only `type`, `id` and `function` around it.
         let allowed = object
@@ -93,6 +93,7 @@ fn inner(object: &Map<String, Value>, id: Option<&Value>) -> Option<RawCall> {
         name: Some(name.to_owned()),
         parameters: Some(Parameters::Json(arguments)),
         form: super::syntax::Form::Bare,
+        unreadable: None,
     })
 }
 

@@ -1,9 +1,11 @@
 //! Call blocks of [`TextCallFormat::Json`](super::syntax::TextCallFormat::Json): JSON objects with a
-//! `"tool_calls"` key, found anywhere in the reply.
+//! `"tool_calls"` key, found anywhere in the reply. A block that is not valid JSON as written
+//! is read leniently (`lenient.rs`) before it is refused.
 
 use serde_json::{Map, Value};
 
 use super::error::{TextCallError, json_error, json_error_offset};
+use super::lenient;
 use super::syntax::{Form, Found, Parameters, RawCall};
 use crate::util::json_kind as kind;
 
@@ -39,6 +41,18 @@ pub(super) fn find(text: &str) -> Result<Found, TextCallError> {
                 // otherwise the `{` was only prose.
                 let at = start + json_error_offset(&text[start..], &error);
                 if markers.iter().any(|&m| m > start && m < at) {
+                    // Read leniently (a missing last brace, single quotes, ...) before refusing.
+                    if let Ok(read) = lenient::value(&text[start..])
+                        && let Value::Object(object) = &read.value
+                        && let Some(list) = call_list(object)
+                    {
+                        let mut calls = Vec::new();
+                        read_calls(list, found.calls(), &mut calls)?;
+                        let end = start + read.len;
+                        found.push(start..end, calls);
+                        pos = end;
+                        continue;
+                    }
                     return Err(TextCallError::Malformed(format!(
                         "the tool call block is not valid JSON: {}",
                         json_error(&text[start..], &error)
@@ -116,6 +130,7 @@ fn read_calls(list: &Value, before: usize, calls: &mut Vec<RawCall>) -> Result<(
                 .cloned()
                 .map(Parameters::Json),
             form: Form::ToolCallsKey,
+            unreadable: None,
         });
     }
     Ok(())

@@ -10,6 +10,7 @@
 //! | `prompt` | what the inner model is told: the tool section, the history rewritten without native tool messages, the re-ask after a malformed call |
 //! | `parse` | what counts as a call: every reader run over the reply, found calls checked against the offered tools, ids, the blocks cut out of the prose |
 //! | `json`, `xml`, `bare` | finding call blocks: `{"tool_calls": ..}` objects; `<tool_call>` elements (seed 002's and Hermes); bare `{"name", "arguments"}` objects |
+//! | `lenient` | reading call JSON with small models' slips (a missing last brace, single quotes, `True`, trailing commas), and the attempted calls of offered tools that cannot be read even so |
 //! | `recover` | calls a model with native tool calling wrote as text, read for the providers |
 //! | `elements` | reading XML-element parameters into a tree |
 //! | `typing` | giving that tree JSON types from the tool's parameter schema |
@@ -23,6 +24,7 @@ mod bare;
 mod elements;
 mod error;
 mod json;
+mod lenient;
 mod parse;
 mod prompt;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -73,7 +75,10 @@ use crate::tool::ToolDefinition;
 ///
 /// Every form [`TextCallFormat`] describes is read whichever format is taught, as are bare
 /// `{"name": .., "arguments": ..}` objects and Hermes `<tool_call>{..}</tool_call>` blocks,
-/// which models trained on other templates write regardless of the prompt.
+/// which models trained on other templates write regardless of the prompt. Their JSON is read
+/// leniently where small models slip (see "Lenient reading" on [`TextCallFormat`]), and an
+/// object that starts `{"name": "<an offered tool>"` but cannot be read even so is an
+/// unusable call like the ones above, never the answer.
 ///
 /// A request without tools is passed through (history rewritten), and its reply is never
 /// parsed: the model was taught no format, so anything call-like in it is just text.

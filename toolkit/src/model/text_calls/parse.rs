@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::TextCallError;
 use super::syntax::{Found, Parameters, RawCall, TextCallFormat};
-use super::{bare, json, typing, xml};
+use super::{bare, json, lenient, typing, xml};
 use crate::tool::ToolCall;
 use crate::tool::ToolDefinition;
 use crate::util::json_kind as kind;
@@ -78,7 +78,7 @@ pub(super) fn parse_reply(
     taken: &mut HashSet<String>,
     fresh: &mut dyn FnMut() -> String,
 ) -> Result<ParsedReply, TextCallError> {
-    let found = find(text, format)?;
+    let found = find(text, format, tools)?;
     if found.blocks.is_empty() {
         return Ok(ParsedReply {
             text: text.to_owned(),
@@ -95,16 +95,26 @@ pub(super) fn parse_reply(
         }
     }
     let spans = absorb_containers(text, spans);
-    Ok(ParsedReply {
-        text: remainder(text, &spans),
-        calls,
-    })
+    let mut text = remainder(text, &spans);
+    // A fence left without its call (a model that closes a fence it never opened).
+    if text
+        .lines()
+        .all(|line| line.trim_start().starts_with("```"))
+    {
+        text.clear();
+    }
+    Ok(ParsedReply { text, calls })
 }
 
 /// Every call block of `text`, in order: the readers of `format`'s own syntax first, then the
-/// other marked syntax and the bare call objects in what is left between the blocks found, so
-/// that nothing inside one block (a string argument that quotes a call) is read as another.
-fn find(text: &str, format: TextCallFormat) -> Result<Found, TextCallError> {
+/// other marked syntax, the bare call objects and last the call objects of `tools` only a
+/// lenient reading can read, each in what is left between the blocks found, so that nothing
+/// inside one block (a string argument that quotes a call) is read as another.
+fn find(
+    text: &str,
+    format: TextCallFormat,
+    tools: &[ToolDefinition],
+) -> Result<Found, TextCallError> {
     type Reader = fn(&str) -> Result<Found, TextCallError>;
     let bare: Reader = |text| Ok(bare::find(text));
     let readers: [Reader; 3] = match format {
@@ -113,26 +123,42 @@ fn find(text: &str, format: TextCallFormat) -> Result<Found, TextCallError> {
     };
     let mut found = Found::default();
     for reader in readers {
-        let mut merged = Found::default();
-        let mut blocks = std::mem::take(&mut found.blocks).into_iter().peekable();
-        let mut from = 0;
-        loop {
-            let to = blocks.peek().map_or(text.len(), |b| b.span.start);
-            for mut block in reader(&text[from..to])?.blocks {
-                block.span = block.span.start + from..block.span.end + from;
+        found = between(text, found, |range: Range<usize>| {
+            let mut read = reader(&text[range.clone()])?;
+            for block in &mut read.blocks {
+                block.span = block.span.start + range.start..block.span.end + range.start;
+            }
+            Ok(read)
+        })?;
+    }
+    let code = code(text);
+    between(text, found, |range| {
+        Ok(lenient::find(text, range, tools, &code))
+    })
+}
+
+/// `found` with the blocks `read` finds in each stretch of `text` between them (byte ranges
+/// in, spans in `text` out), in order.
+fn between(
+    text: &str,
+    found: Found,
+    mut read: impl FnMut(Range<usize>) -> Result<Found, TextCallError>,
+) -> Result<Found, TextCallError> {
+    let mut merged = Found::default();
+    let mut blocks = found.blocks.into_iter().peekable();
+    let mut from = 0;
+    loop {
+        let to = blocks.peek().map_or(text.len(), |b| b.span.start);
+        merged.blocks.extend(read(from..to)?.blocks);
+        match blocks.next() {
+            Some(block) => {
+                from = block.span.end;
                 merged.blocks.push(block);
             }
-            match blocks.next() {
-                Some(block) => {
-                    from = block.span.end;
-                    merged.blocks.push(block);
-                }
-                None => break,
-            }
+            None => break,
         }
-        found = merged;
     }
-    Ok(found)
+    Ok(merged)
 }
 
 fn check(
@@ -144,6 +170,13 @@ fn check(
     fresh: &mut dyn FnMut() -> String,
 ) -> Result<ToolCall, TextCallError> {
     let keep = strictness == Strictness::Keep;
+    if let Some(why) = raw.unreadable
+        && !keep
+    {
+        return Err(TextCallError::Malformed(format!(
+            "tool call #{call}: {why}"
+        )));
+    }
     let name = raw
         .name
         .map(|n| n.trim().to_owned())
@@ -167,7 +200,15 @@ fn check(
             let schema = tool.map_or(&Value::Null, |t| t.parameters());
             typing::typed(&elements, schema).to_string()
         }
-        Some(Parameters::Json(object @ Value::Object(_))) => object.to_string(),
+        Some(Parameters::Json(object @ Value::Object(_))) => {
+            if tool.is_some_and(|t| copied_schema(&object, t.parameters())) {
+                // Validation then says which arguments are missing, which the model can act on.
+                tracing::debug!(tool = %name, "the arguments of a text call are a copy of the tool's schema: read as none");
+                "{}".to_owned()
+            } else {
+                object.to_string()
+            }
+        }
         Some(Parameters::Json(other)) if keep => other.to_string(),
         Some(Parameters::Json(other)) => {
             return Err(TextCallError::ParametersNotObject {
@@ -189,6 +230,19 @@ fn check(
     };
     tracing::debug!(tool = %name, id = %id, form = raw.form.as_str(), "read a tool call written as text");
     Ok(ToolCall::new(id, name, arguments))
+}
+
+/// Whether `arguments` is a piece of the tool's JSON Schema that the model copied instead of
+/// giving values: an object with `"type": "object"` and an object of `"properties"`, for a
+/// tool whose `schema` declares its properties and none named `type` or `properties`.
+fn copied_schema(arguments: &Value, schema: &Value) -> bool {
+    let Some(Value::Object(declared)) = schema.get("properties") else {
+        return false;
+    };
+    !declared.contains_key("type")
+        && !declared.contains_key("properties")
+        && arguments.get("type").and_then(Value::as_str) == Some("object")
+        && arguments.get("properties").is_some_and(Value::is_object)
 }
 
 /// Widen the spans to whole code fences (and `<tool_calls>` wrappers) whose content is
@@ -243,6 +297,21 @@ fn fences(text: &str) -> Vec<(Range<usize>, Range<usize>)> {
         }
     }
     fences
+}
+
+/// The byte ranges of code fences whose content is code: fences with a language other than
+/// JSON (` ```json `, ` ```json5 `, ` ```jsonc `) or none.
+fn code(text: &str) -> Vec<Range<usize>> {
+    fences(text)
+        .into_iter()
+        .filter(|(outer, inner)| {
+            let language = text[outer.start..inner.start]
+                .trim()
+                .trim_start_matches('`');
+            !matches!(language.trim(), "" | "json" | "json5" | "jsonc" | "JSON")
+        })
+        .map(|(outer, _)| outer)
+        .collect()
 }
 
 /// The text outside `spans`, trimmed; where spans were cut out, the pieces are joined by a

@@ -28,7 +28,9 @@ use crate::tool::ToolCall;
 /// The message keeps its text as the model wrote it and is marked
 /// [`calls_in_text`](crate::model::AssistantMessage::calls_in_text), so that providers send it back the
 /// same way. A block that looks like a call but cannot be read becomes one call without a name,
-/// which the agent refuses with a result saying how to write a call.
+/// which the agent refuses with a result saying how to write a call; so does an object that
+/// starts `{"name": "<an offered tool>"` but cannot be read even leniently (next to the calls of
+/// the reply that could be read).
 pub(crate) fn recover(
     response: &mut ChatResponse,
     request: &ChatRequest,
@@ -198,6 +200,31 @@ mod tests {
         );
         assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 1);
         assert_eq!(response.message.tool_calls[0].name, "");
+        // A bare call of an offered tool cut off mid-way: not the answer, but a call without a
+        // name after the calls that could be read.
+        let mut response = reply(
+            "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n\
+             {\"name\": \"get_weather\", \"arguments\": {\"city\":",
+        );
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 2);
+        let names: Vec<&str> = response
+            .message
+            .tool_calls
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(names, ["get_weather", ""]);
+    }
+
+    #[test]
+    fn calls_written_with_slips_are_read() {
+        let mut response =
+            reply("Checking.\n{'name': 'get_weather', 'arguments': {'city': 'Paris',}");
+        assert_eq!(recover(&mut response, &request(ToolChoice::Auto), &same), 1);
+        assert_eq!(
+            response.message.tool_calls[0].arguments,
+            r#"{"city":"Paris"}"#
+        );
     }
 
     #[test]

@@ -19,6 +19,25 @@ use serde_json::Value;
 /// Blocks may sit anywhere in prose and inside Markdown code fences. The text the agent sees
 /// is the reply without the blocks, and without fences or `<tool_calls>` wrappers that held
 /// nothing else. Calls without an id (or with one used before) get a fresh one.
+///
+/// **Lenient reading.** Small local models slip when they write JSON. The JSON of a
+/// `{"tool_calls": ..}` block, of a Hermes `<tool_call>{..}</tool_call>` and of a bare
+/// `{"name": .., "arguments": ..}` object that is not valid as written is read again with
+/// exactly these repairs: strings and keys in single quotes, Python's `True`, `False` and
+/// `None`, a trailing comma before `}` or `]`, and objects and arrays left open after a
+/// complete value (the last `}` missing, at the end of the reply or before prose, a next call
+/// or a closing tag or fence). Nothing else is guessed: a reply cut off inside a string or
+/// after `:` stays unreadable. A bare object read this way is a call only when it names an
+/// offered tool, and an object that starts `{"name": "<an offered tool>"` but cannot be read
+/// even so is an attempted call that is refused with the reason, never prose. Objects in
+/// code — a fence with a language other than JSON, or after `(`, `=`, `[` or `,` — are not
+/// read leniently. The JSON in seed 002's `<parameters>` element is read strictly. Every call
+/// read leniently is then checked like any other.
+///
+/// **Copied schemas.** Arguments that are a piece of the tool's JSON Schema rather than values
+/// (an object with `"type": "object"` and `"properties"`, for a tool that declares its
+/// properties and none named `type` or `properties`) are read as no arguments, `{}`, so that
+/// the tool's validation names the missing ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TextCallFormat {
     /// One JSON object: `{"tool_calls": [{"id": "..", "name": "..", "parameters": {..}}]}`.
@@ -55,6 +74,9 @@ pub(super) struct RawCall {
     pub parameters: Option<Parameters>,
     /// Which written form it came in, for traces.
     pub form: Form,
+    /// Why an attempted call could not be read even leniently, in words for the model (then
+    /// it has no name and no parameters); `None` for a call that was read.
+    pub unreadable: Option<String>,
 }
 
 /// The written forms a call is read in.
@@ -69,6 +91,8 @@ pub(super) enum Form {
     Hermes,
     /// A bare `{"name": .., "arguments": ..}` object.
     Bare,
+    /// A bare call object only a lenient reading can read (`lenient.rs`).
+    Lenient,
 }
 
 impl Form {
@@ -78,6 +102,7 @@ impl Form {
             Form::Element => "<tool_call> element",
             Form::Hermes => "Hermes <tool_call>",
             Form::Bare => "bare JSON object",
+            Form::Lenient => "bare JSON object, read leniently",
         }
     }
 }

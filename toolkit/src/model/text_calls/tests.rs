@@ -373,3 +373,121 @@ fn no_tools_means_any_call_is_unknown() {
         "{error}"
     );
 }
+
+/// Calls of offered tools written with the slips of small models (issue 30) are read.
+#[test]
+fn calls_with_slips_are_read_leniently() {
+    for text in [
+        r#"{"name": "search", "arguments": {"q": "rust"}"#,
+        r#"{"name": "search", "arguments": {"q": "rust",},}"#,
+        r#"{'name': 'search', 'arguments': {'q': 'rust'}}"#,
+        "```\n{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}\n```",
+        "<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}\n</tool_call>",
+        r#"{"tool_calls": [{"name": "search", "parameters": {"q": "rust"}},]"#,
+    ] {
+        let reply = json(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            calls(&reply),
+            [("call_1", "search", r#"{"q":"rust"}"#)],
+            "{text}"
+        );
+        assert_eq!(reply.text, "", "{text}");
+    }
+    let reply =
+        json("I'll search.\n{\"name\": \"search\", \"arguments\": {\"safe\": True, \"lang\": None} Then I answer.")
+            .unwrap();
+    assert_eq!(
+        calls(&reply),
+        [("call_1", "search", r#"{"safe":true,"lang":null}"#)]
+    );
+    assert_eq!(reply.text, "I'll search.\nThen I answer.");
+}
+
+/// Lenient reading is for calls of offered tools only, and never for code or data.
+#[test]
+fn lenient_reading_makes_no_call_of_prose_code_or_data() {
+    for text in [
+        r#"{"name": "delete_all", "arguments": {"path": "/"}"#,
+        r#"{"temperature": 21, 'unit': 'C'"#,
+        "The set {1, 2} and {a: b}.",
+        "```python\nx = {'name': 'search', 'arguments': {'q': 'rust'}}\n```",
+        "Call it as f({'name': 'search', 'arguments': {'q': 'rust'}})",
+        r#"{"name": "search", "description": "Search the web.", "parameters": {}}"#,
+    ] {
+        let reply = json(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!(reply.calls.is_empty(), "{text}: {:?}", reply.calls);
+        assert_eq!(reply.text, text);
+    }
+}
+
+/// An attempted call of an offered tool that cannot be read even leniently is refused with
+/// the reason and the shape to write, never taken for the answer.
+#[test]
+fn an_unreadable_attempted_call_is_refused() {
+    for (text, why) in [
+        (r#"{"name": "search", "arguments": {"q": rust}}"#, "`rust`"),
+        (
+            r#"Searching. {"name": "search", "arguments": {"q":"#,
+            "before the call is complete",
+        ),
+        (
+            r#"{'name': 'search', 'arguments': {'q': 'ru"#,
+            "is not closed",
+        ),
+    ] {
+        let message = malformed(json(text).unwrap_err());
+        assert!(message.contains("could not be read"), "{message}");
+        assert!(message.contains(why), "{message}");
+        assert!(
+            message.contains(r#"write it as {"name": "search", "arguments": {...}}"#),
+            "{message}"
+        );
+    }
+    let message = malformed(
+        json("<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": }}\n</tool_call>")
+            .unwrap_err(),
+    );
+    assert!(
+        message.contains("tool call #1 could not be read"),
+        "{message}"
+    );
+}
+
+/// Arguments that are a copy of the tool's schema are no arguments, so that validation names
+/// the missing ones; only when they really look like a schema the tool does not take.
+#[test]
+fn a_copied_schema_is_no_arguments() {
+    let balance = ToolDefinition::new(
+        "account_balance",
+        "Balance.",
+        json!({"type": "object", "properties": {"account": {"type": "string"}}, "required": ["account"]}),
+    );
+    let record = ToolDefinition::new(
+        "create_record",
+        "Record.",
+        json!({"type": "object", "properties": {"type": {"type": "string"}, "properties": {}}}),
+    );
+    let tools = [balance, record];
+    let parse = |text: &str| parse_tool_calls(text, TextCallFormat::Json, &tools).unwrap();
+    let copied = r#"{"name": "account_balance", "arguments": {"type": "object", "properties": {"account": {"type": "string"}}, "required": ["account"]}"#;
+    assert_eq!(calls(&parse(copied)), [("call_1", "account_balance", "{}")]);
+    for (text, arguments) in [
+        (
+            r#"{"name": "account_balance", "arguments": {"type": "object", "account": "x"}}"#,
+            r#"{"type":"object","account":"x"}"#,
+        ),
+        (
+            r#"{"name": "create_record", "arguments": {"type": "object", "properties": {"a": 1}}}"#,
+            r#"{"type":"object","properties":{"a":1}}"#,
+        ),
+    ] {
+        assert_eq!(calls(&parse(text))[0].2, arguments, "{text}");
+    }
+    // A tool that declares no properties may take anything.
+    let reply =
+        json(r#"{"name": "search", "arguments": {"type": "object", "properties": {}}}"#).unwrap();
+    assert_eq!(
+        calls(&reply),
+        [("call_1", "search", r#"{"type":"object","properties":{}}"#)]
+    );
+}

@@ -7,7 +7,8 @@
 //! The `<tool_call>` tags are found with a scanner, not an XML parser: they sit in prose,
 //! which is not XML (a stray `<` or `&` is fine there). JSON parameters are read with a JSON
 //! parser, so that a string value containing `</parameters>` cannot end them early; element
-//! parameters are real XML and read by `elements/`.
+//! parameters are real XML and read by `elements/`. The Hermes form's JSON is read leniently
+//! (`lenient.rs`) when it is not valid as written; the JSON in `<parameters>` is read strictly.
 
 use std::ops::Range;
 
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 use super::elements;
 use super::error::{TextCallError, json_error, snippet};
+use super::lenient;
 use super::syntax::{Form, Found, Parameters, RawCall};
 
 const OPEN: &str = "<tool_call";
@@ -223,8 +225,27 @@ fn element(text: &str, start: usize, call: usize) -> Result<(usize, RawCall), Te
         }
         c.skip_ws();
     } else if c.rest().starts_with('{') {
-        // Parameters without their <parameters> tag are unambiguous enough to accept.
-        raw.parameters = Some(Parameters::Json(parameters(&mut c, call)?));
+        // Parameters without their <parameters> tag are unambiguous enough to accept. This is
+        // the Hermes form, whose JSON small models write with slips: read it leniently.
+        let value = match parameters(&mut c, call) {
+            Ok(value) => value,
+            Err(error) => match lenient::value(c.rest()) {
+                Ok(read) => {
+                    c.pos += read.len;
+                    read.value
+                }
+                Err(unreadable) => {
+                    tracing::debug!(%error, "a Hermes tool call that cannot be read");
+                    return Err(TextCallError::Malformed(format!(
+                        "tool call #{call} could not be read: {}; write it as \
+                         <tool_call>{{\"name\": \"TOOL\", \"arguments\": {{...}}}}</tool_call> \
+                         in valid JSON (double quotes, every brace closed)",
+                        unreadable.why
+                    )));
+                }
+            },
+        };
+        raw.parameters = Some(Parameters::Json(value));
         c.skip_ws();
         bare_json = true;
     }
@@ -270,6 +291,7 @@ fn hermes(raw: RawCall) -> RawCall {
         name: Some(name.clone()),
         parameters,
         form: Form::Hermes,
+        unreadable: None,
     }
 }
 
