@@ -372,9 +372,7 @@ fn named(object: &str) -> Option<String> {
 /// Whether a `{` after `before` is part of an expression of code (`f({`, `x = {`, `[{`, `, {`)
 /// rather than written on its own.
 fn in_expression(before: &str) -> bool {
-    before
-        .trim_end()
-        .ends_with(|c: char| matches!(c, '(' | '=' | '[' | ','))
+    before.trim_end().ends_with(['(', '=', '[', ','])
 }
 
 #[cfg(test)]
