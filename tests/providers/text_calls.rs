@@ -411,3 +411,66 @@ async fn a_streamed_refusal_is_asked_again_with_parallel_calls_off() {
         .collect();
     assert_eq!(asked, [true, false]);
 }
+
+/// Constrained tool calls: the request carries the tools in the prompt and a schema of the
+/// offered calls or an answer, no native tools; a reply of calls is a reply with those calls,
+/// an answer is the reply's text, and a request without tools goes as ever.
+#[tokio::test]
+async fn constrained_calls_send_a_reply_schema_and_read_calls_or_an_answer() {
+    let server = Server::start([
+        openai_text(
+            r#"{"tool_calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}"#,
+        ),
+        openai_text(r#"{"answer": "It is sunny in Paris."}"#),
+        openai_text("Hello."),
+        openai_text(
+            r#"{"tool_calls": [{"name": "get_weather", "arguments": {"location": "Oslo"}}]}"#,
+        ),
+    ])
+    .await;
+    let model = OpenAiChat::builder()
+        .base_url(format!("{}/v1", server.url))
+        .model("local")
+        .constrained_tool_calls(true)
+        .build()
+        .unwrap();
+    let calls = model.chat(ask()).await.unwrap();
+    assert_eq!(calls.message.tool_calls[0].name, "get_weather");
+    assert_eq!(
+        calls.message.tool_calls[0].arguments,
+        r#"{"location":"Paris"}"#
+    );
+    let answer = model.chat(ask()).await.unwrap();
+    assert!(answer.message.tool_calls.is_empty());
+    assert_eq!(answer.message.content, "It is sunny in Paris.");
+    let plain = model
+        .chat(ChatRequest::new(vec![Message::user("Hi")]))
+        .await
+        .unwrap();
+    assert_eq!(plain.message.content, "Hello.");
+    // Streamed: asked whole, its calls sent as events.
+    let (events, error) = collect(model.chat_stream(ask())).await;
+    assert!(error.is_none(), "{error:?}");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, ChatEvent::ToolCallStarted { name, .. } if name == "get_weather")),
+        "{events:?}"
+    );
+
+    let requests = server.requests();
+    let first = &requests[0].body;
+    assert!(first.get("tools").is_none(), "{first}");
+    let format = &first["response_format"];
+    assert_eq!(format["type"], "json_schema", "{first}");
+    let schema = format["json_schema"]["schema"].to_string();
+    assert!(
+        schema.contains("get_weather") && schema.contains("answer"),
+        "{schema}"
+    );
+    let system = first["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("get_weather"), "{first}");
+    assert!(requests[2].body.get("response_format").is_none());
+    assert_ne!(requests[3].body["stream"], json!(true), "asked whole");
+    assert!(requests[3].body.get("response_format").is_some());
+}
