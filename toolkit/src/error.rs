@@ -249,6 +249,12 @@ impl ToolError {
         pub fn with_retryable(retryable: bool) => retryable = retryable;
     }
 
+    /// The same error with `tail` added to the model's message.
+    pub(crate) fn append_message(mut self, tail: &str) -> Self {
+        self.message.to_mut().push_str(tail);
+        self
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> ToolErrorKind {
         self.kind

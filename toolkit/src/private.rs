@@ -331,11 +331,11 @@ impl ArgErrors {
             .find(|e| e.kind() == ToolErrorKind::MissingContext)
         {
             Some(config) => config.clone(),
-            None => args::combine(
+            None => args.explain(args::combine(
                 args.tool_name(),
                 self.0.iter().map(|e| e.message().to_string()).collect(),
                 ToolErrorKind::InvalidArguments,
-            ),
+            )),
         };
         ready_err(error)
     }

@@ -17,19 +17,22 @@
 //! their own arguments also get them checked against their input schema (the `validate`
 //! feature), in the same pass and the same error.
 
+mod coerce;
+mod example;
 mod fast;
 mod policy;
 mod resolve;
 pub(crate) mod schema;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 pub(crate) use fast::ArgSink;
 pub use policy::{ArgPolicy, DEFAULT_MAX_ARGUMENT_BYTES, HiddenArgs, UnknownArgs};
-use resolve::{check_size, collect_slots, schema_problems, type_problems};
+use resolve::{check, check_size};
 pub(crate) use resolve::{combine, resolve};
 
 use crate::context::{FromToolContext, ToolContext};
@@ -49,6 +52,12 @@ pub(crate) struct ParamPlan {
     /// The compiled input schema, for tools that do not parse their own arguments (see
     /// [`schema`]); `None` when nothing needs checking.
     pub(crate) schema: Option<Arc<ArgSchema>>,
+    /// The input schema the model was shown (hidden parameters are not in it), read only when
+    /// a call's arguments failed: to coerce them and to build the example call of the error.
+    /// `None` for plans made by hand.
+    pub(crate) shown: Option<Arc<Value>>,
+    /// The example call of this tool's invalid-arguments errors, built on the first one.
+    pub(crate) example: OnceLock<Option<Box<str>>>,
 }
 
 impl ParamPlan {
@@ -68,6 +77,18 @@ impl ParamPlan {
         } else {
             Needs::Nothing
         }
+    }
+
+    /// One valid call, built from the shown schema once (see [`example`]).
+    fn example_call(&self) -> Option<&str> {
+        self.example
+            .get_or_init(|| {
+                self.shown
+                    .as_deref()
+                    .and_then(example::example)
+                    .map(String::into_boxed_str)
+            })
+            .as_deref()
     }
 }
 
@@ -164,26 +185,79 @@ impl ToolArgs {
         })
     }
 
-    /// Apply the precedence rule key by key and report every problem (the thorough path);
-    /// for tools that do not parse their own arguments, also check the model's values against
-    /// the input schema (`validate` feature). Done by the toolkit before the tool runs, except
-    /// for `#[tool]`-generated tools, which try [`fast`](Self::fast) first and call this only
-    /// when it fails.
+    /// Apply the precedence rule key by key and report every problem (the thorough path),
+    /// including the type of every value present; for tools that do not parse their own
+    /// arguments, also check the model's values against the input schema (`validate`
+    /// feature). Done by the toolkit before the tool runs, except for `#[tool]`-generated
+    /// tools, which try [`fast`](Self::fast) first and call this only when it fails.
+    ///
+    /// When the arguments fail and lossless coercion is on (the toolkit's
+    /// [`coerce_arguments`](crate::toolkit::ToolkitBuilder::coerce_arguments), the default),
+    /// they are checked once more with the model's quoted scalars read as the values the
+    /// schema asks for (`"7"` → `7`); if that text passes, it becomes the arguments (see
+    /// [`raw`](Self::raw)). An error that remains ends with one valid example call.
     pub fn resolve_slots(&mut self) -> Result<(), ToolError> {
-        if !self.resolved {
-            let slots = collect_slots(&self.plan, &self.text, &self.policy)?;
-            let problems = schema_problems(&self.plan, &self.text, &slots)?;
-            if !problems.is_empty() {
-                return Err(combine(
-                    &self.plan.tool,
-                    problems,
-                    ToolErrorKind::InvalidArguments,
-                ));
-            }
-            self.slots = slots;
-            self.resolved = true;
+        if self.resolved {
+            return Ok(());
         }
-        Ok(())
+        let error = match check(&self.plan, &self.text, &self.policy) {
+            Ok(slots) => {
+                self.settle(slots);
+                return Ok(());
+            }
+            Err(error) => error,
+        };
+        if error.kind() == ToolErrorKind::InvalidArguments
+            && let Some(coerced) = self.coerced()
+            && let Ok(slots) = check(&self.plan, &coerced.text, &self.policy)
+        {
+            self.trace_coercion(&coerced.changed);
+            self.text = coerced.text;
+            self.settle(slots);
+            return Ok(());
+        }
+        Err(self.explain(error))
+    }
+
+    fn settle(&mut self, slots: Slots) {
+        self.slots = slots;
+        self.resolved = true;
+    }
+
+    /// The argument text with the model's quoted scalars coerced where the shown schema asks
+    /// unambiguously for an integer, number or boolean (see the module docs); `None` when
+    /// coercion is off or nothing changes. Hidden parameters are never touched.
+    pub(crate) fn coerced(&self) -> Option<coerce::Coerced> {
+        if !self.policy.coerce {
+            return None;
+        }
+        let schema = self.plan.shown.as_deref()?;
+        let plan = &self.plan;
+        coerce::coerce(schema, &self.text, &|key| {
+            plan.params.iter().any(|p| p.hidden && p.name == key)
+        })
+    }
+
+    /// Record that the arguments ran as coerced.
+    pub(crate) fn trace_coercion(&self, changed: &[String]) {
+        tracing::debug!(
+            target: "agent_toolkit::args",
+            tool = &*self.plan.tool,
+            arguments = %changed.join(", "),
+            "the model's quoted values were read as the integers, numbers or booleans the schema asks for"
+        );
+    }
+
+    /// `error` as the model should read it: an invalid-arguments error ends with one valid
+    /// example call built from the schema it was shown, when one can be built for certain.
+    pub(crate) fn explain(&self, error: ToolError) -> ToolError {
+        if error.kind() != ToolErrorKind::InvalidArguments {
+            return error;
+        }
+        match self.plan.example_call() {
+            Some(example) => error.append_message(&format!("; a valid call: {example}")),
+            None => error,
+        }
     }
 
     /// Arguments not yet resolved: the size checked, an empty text read as `{}`.
@@ -210,20 +284,11 @@ impl ToolArgs {
     }
 
     /// Check everything the tool would check before running: names, hidden and unknown
-    /// arguments, missing values, and the type of every value present. Used where arguments
-    /// must be known good before the tool runs (approval, background submission).
+    /// arguments, missing values, and the type of every value present (with the same
+    /// coercion as [`resolve_slots`](Self::resolve_slots)). Used where arguments must be known
+    /// good before the tool runs (approval, background submission).
     pub fn validate(&mut self) -> Result<(), ToolError> {
-        self.resolve_slots()?;
-        let problems = type_problems(&self.plan, &self.text, &self.slots);
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(combine(
-                &self.plan.tool,
-                problems,
-                ToolErrorKind::InvalidArguments,
-            ))
-        }
+        self.resolve_slots()
     }
 
     /// Replace the argument text (an approver's edit) and [`validate`](Self::validate) it. On
@@ -247,6 +312,10 @@ impl ToolArgs {
 
     /// The model's argument object as JSON text (`{}` when it sent nothing). For tools that
     /// declare an [`input_schema`](crate::tool::ToolSpec::input_schema) instead of parameters.
+    ///
+    /// After a lossless coercion (see [`resolve_slots`](Self::resolve_slots)) this is the
+    /// coerced text: the tool's values are read from it, so a tool that parses it itself gets
+    /// what the schema promised (`{"id": 7}` where the model wrote `{"id": "7"}`).
     pub fn raw(&self) -> &str {
         &self.text
     }

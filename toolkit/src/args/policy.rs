@@ -1,6 +1,7 @@
 //! The resolver's policies, set on the toolkit builder: what happens to a model value for a
 //! hidden parameter ([`HiddenArgs`]), to an argument a tool does not declare
-//! ([`UnknownArgs`]), and how large an argument text may be.
+//! ([`UnknownArgs`]), how large an argument text may be, and whether quoted scalars are
+//! coerced.
 
 /// What happens when the model sends a value for a hidden (preset or context) parameter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,6 +35,9 @@ pub struct ArgPolicy {
     pub unknown: UnknownArgs,
     /// Largest accepted argument text, in bytes (never more than `u32::MAX`).
     pub max_bytes: usize,
+    /// Read a model's quoted integer, number or boolean as that value when its arguments
+    /// failed and the schema asks for one unambiguously (see `ToolArgs::resolve_slots`).
+    pub coerce: bool,
 }
 
 impl Default for ArgPolicy {
@@ -42,6 +46,7 @@ impl Default for ArgPolicy {
             hidden: HiddenArgs::Reject,
             unknown: UnknownArgs::Reject,
             max_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
+            coerce: true,
         }
     }
 }

@@ -41,6 +41,21 @@ pub(crate) fn resolve(
     Ok(args)
 }
 
+/// Every problem of one argument text: the precedence rule, the input schema, and the type of
+/// every value present; the slots when there is none.
+pub(super) fn check(plan: &ParamPlan, text: &str, policy: &ArgPolicy) -> Result<Slots, ToolError> {
+    let slots = collect_slots(plan, text, policy)?;
+    let mut problems = schema_problems(plan, text, &slots)?;
+    // Parameters with a type check are `#[tool]`'s, which come here only once their one-pass
+    // parse failed (or, for approval and background submission, to be known good).
+    problems.extend(type_problems(plan, text, &slots));
+    if problems.is_empty() {
+        Ok(slots)
+    } else {
+        Err(combine(&plan.tool, problems, ToolErrorKind::InvalidArguments))
+    }
+}
+
 /// What the tool's input schema says about the model's values (see [`validate`]); an error
 /// when the schema cannot be used.
 pub(super) fn schema_problems(

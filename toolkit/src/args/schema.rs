@@ -33,10 +33,10 @@
 //! Without it, such tools receive the model's arguments unchecked.
 
 #[cfg(feature = "validate")]
-pub(crate) use enabled::{ArgSchema, check, compile, compile_dynamic};
+pub(crate) use enabled::{ArgSchema, check, compile, compile_dynamic, is_valid};
 
 #[cfg(not(feature = "validate"))]
-pub(crate) use disabled::{ArgSchema, check, compile, compile_dynamic};
+pub(crate) use disabled::{ArgSchema, check, compile, compile_dynamic, is_valid};
 
 /// Which check a tool's arguments need against its schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +136,12 @@ mod enabled {
                 Some(ArgSchema::Unusable(reason))
             }
         }
+    }
+
+    /// Whether `value` fits `schema` (`false` when the schema does not compile); used once per
+    /// tool, to check the example call an error shows.
+    pub(crate) fn is_valid(schema: &Value, value: &Value) -> Option<bool> {
+        Some(jsonschema::validator_for(schema).is_ok_and(|v| v.is_valid(value)))
     }
 
     /// The problems of one call's arguments (empty when they are valid), or the error that
@@ -543,5 +549,10 @@ mod disabled {
 
     pub(crate) fn check(schema: &ArgSchema, _: Target<'_>) -> Result<Vec<String>, ToolError> {
         match *schema {}
+    }
+
+    /// Without the `validate` feature nothing can say: the example builder is trusted.
+    pub(crate) fn is_valid(_: &Value, _: &Value) -> Option<bool> {
+        None
     }
 }

@@ -33,7 +33,8 @@ pub struct ToolAnnotations {
 struct DefinitionData {
     name: Arc<str>,
     description: String,
-    parameters: Value,
+    /// Shared with the argument plans, which read it only to explain or coerce a failed call.
+    parameters: Arc<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     output_schema: Option<Value>,
     #[serde(default)]
@@ -58,7 +59,7 @@ impl ToolDefinition {
         ToolDefinition(Arc::new(DefinitionData {
             name: Arc::from(name.into()),
             description: description.into(),
-            parameters,
+            parameters: Arc::new(parameters),
             output_schema: None,
             annotations: ToolAnnotations::default(),
         }))
@@ -94,6 +95,11 @@ impl ToolDefinition {
     /// Canonical JSON Schema (2020-12) of the model-visible parameters; root is an object.
     pub fn parameters(&self) -> &Value {
         &self.0.parameters
+    }
+
+    /// The parameters' schema, shared (no copy).
+    pub(crate) fn shared_parameters(&self) -> Arc<Value> {
+        Arc::clone(&self.0.parameters)
     }
 
     /// JSON Schema of the structured output, when the tool declares one.

@@ -106,20 +106,33 @@ impl<T: Tool> AgentTool for T {
 
     fn call(&self, args: ToolArgs) -> ToolFuture {
         // serde would also read a struct from a JSON array; tool arguments are an object.
-        let parsed = if !args.raw().trim_start().starts_with('{') {
-            Err(ToolError::invalid_arguments(format!(
-                "the arguments for tool `{}` must be a JSON object of named arguments",
-                T::NAME
-            )))
-        } else {
-            param::deserialize::<T::Args>(args.raw()).map_err(|mismatch| {
-                ToolError::invalid_arguments(format!(
-                    "invalid arguments for tool `{}`: {}",
-                    T::NAME,
-                    mismatch.describe_whole()
-                ))
-            })
+        let parse = |text: &str| {
+            if !text.trim_start().starts_with('{') {
+                Err(ToolError::invalid_arguments(format!(
+                    "the arguments for tool `{}` must be a JSON object of named arguments",
+                    T::NAME
+                )))
+            } else {
+                param::deserialize::<T::Args>(text).map_err(|mismatch| {
+                    ToolError::invalid_arguments(format!(
+                        "invalid arguments for tool `{}`: {}",
+                        T::NAME,
+                        mismatch.describe_whole()
+                    ))
+                })
+            }
         };
+        // As on the toolkit's own path: quoted scalars are coerced only once the model's text
+        // failed, and the error, if one remains, is about the model's text.
+        let parsed = parse(args.raw()).or_else(|error| {
+            args.coerced()
+                .and_then(|coerced| {
+                    let parsed = parse(&coerced.text).ok()?;
+                    args.trace_coercion(&coerced.changed);
+                    Some(parsed)
+                })
+                .ok_or_else(|| args.explain(error))
+        });
         let ctx = args.context().clone();
         let tool = self.clone();
         Box::pin(async move {

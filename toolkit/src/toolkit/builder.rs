@@ -415,6 +415,30 @@ impl ToolkitBuilder {
         /// Largest argument text accepted for one call (default 4 MiB); larger calls get a
         /// model-visible error without being parsed.
         pub fn max_argument_bytes(bytes: usize) => policy.max_bytes = bytes;
+
+        /// Whether a model's quoted scalar is read as the value the schema asks for, when its
+        /// arguments would fail otherwise (default: on): `{"id": "7"}` runs as `{"id": 7}`
+        /// for an `integer` parameter, `"2.5"` as `2.5` for a `number`, `"true"`/`"false"`
+        /// as booleans for a `boolean` (also inside objects and arrays, and for `Option<T>`).
+        ///
+        /// On by default because nothing is lost and nothing is guessed: only a string whose
+        /// text is exactly the value converts (never `"7.0"` to an integer, `"1e3"`, `" 7"`,
+        /// `"yes"`, or a value out of range), only where the schema the model was shown asks
+        /// for that one type (never where it also allows a string, or offers alternatives),
+        /// and never for a hidden parameter (a model value for one is refused as before).
+        /// Small models quote scalars often, and each refusal spends one of their few
+        /// corrections. It costs nothing on valid arguments: the coerced text is tried only
+        /// after the arguments failed, and it runs only if it then passes every check. Each
+        /// coercion is traced (`debug`, target `agent_toolkit::args`), and the tool's
+        /// [`ToolArgs::raw`](crate::tool::ToolArgs::raw) is the coerced text.
+        ///
+        /// Applies to `#[tool]` tools, [`Tool`](crate::tool::Tool) implementations, hand-written
+        /// tools with [`ParamSpec`](crate::tool::ParamSpec)s, and tools with a whole input
+        /// schema or from a [`DynamicTools`] set (their arguments are checked against the
+        /// schema with the `validate` feature; without it they are passed on unchecked, so
+        /// never coerced). The toolkit's own meta tools (tool search, group switching) read
+        /// their arguments themselves and are not coerced.
+        pub fn coerce_arguments(on: bool) => policy.coerce = on;
     }
 
     /// Check everything and build the toolkit. Fails with every mistake found: unbound

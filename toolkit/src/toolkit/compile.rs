@@ -64,6 +64,7 @@ pub(super) fn compile(
 ) -> Entry {
     let mut plan = plan_params(name, &spec, bindings, errors);
     let definition = definition_of(name, &spec, &plan);
+    plan.shown = Some(definition.shared_parameters());
     plan.schema = match origin {
         Origin::Registered => match validate::compile(plan.needs(), definition.parameters()) {
             Some(Ok(schema)) => Some(Arc::new(schema)),
@@ -270,5 +271,7 @@ fn plan_params(
         dynamic: spec.input_schema.is_some(),
         self_parsing: spec.self_parsing,
         schema: None,
+        shown: None,
+        example: OnceLock::new(),
     }
 }
