@@ -1,9 +1,12 @@
 //! Malformed model output: every case yields exactly one result with a model-visible error,
-//! and nothing panics.
+//! and nothing panics — except a quoted scalar the schema asks for unambiguously (`"7"` for an
+//! integer), which small models write often and which runs coerced unless switched off.
 
 use agent_toolkit::error::ToolErrorKind;
 use agent_toolkit::prelude::*;
 use agent_toolkit::toolkit::UnknownArgs;
+#[cfg(feature = "validate")]
+use serde_json::json;
 
 use super::fixtures::*;
 use super::{call, err, ok};
@@ -148,4 +151,111 @@ async fn a_10000_deep_nested_value_is_refused_without_overflowing_the_stack() {
     )
     .await;
     assert_invalid(&r, "must be a JSON object");
+}
+
+/// Fetch one record.
+#[tool]
+async fn get(id: i64, verbose: bool, #[preset] account: i64) -> String {
+    format!("id={id} verbose={verbose} account={account}")
+}
+
+fn get_kit(coerce: bool) -> Toolkit {
+    Toolkit::builder()
+        .coerce_arguments(coerce)
+        .register(Get)
+        .preset("account", 5)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn quoted_scalars_run_coerced_by_default_and_are_refused_when_switched_off() {
+    let quoted = r#"{"id": "7", "verbose": "true"}"#;
+    let r = call(&get_kit(true), "get", quoted).await;
+    assert_eq!(ok(&r), "id=7 verbose=true account=5");
+    let r = call(&get_kit(true), "get", r#"{"id": "-3", "verbose": false}"#).await;
+    assert_eq!(ok(&r), "id=-3 verbose=false account=5");
+
+    let r = call(&get_kit(false), "get", quoted).await;
+    assert_invalid(&r, "argument `id`: invalid type: string \"7\", expected i64");
+    assert_invalid(&r, "argument `verbose`: invalid type: string \"true\", expected a boolean");
+}
+
+#[tokio::test]
+async fn lossy_texts_are_refused_with_a_valid_example_call() {
+    for args in [
+        r#"{"id": "7.0", "verbose": true}"#,
+        r#"{"id": "1e3", "verbose": true}"#,
+        r#"{"id": " 7", "verbose": true}"#,
+        r#"{"id": 7, "verbose": "yes"}"#,
+        r#"{"id": "9223372036854775808", "verbose": true}"#,
+        // One coercible value does not carry another problem through.
+        r#"{"id": "7", "verbose": "yes"}"#,
+    ] {
+        let r = call(&get_kit(true), "get", args).await;
+        let message = err(&r).message();
+        assert_eq!(err(&r).kind(), ToolErrorKind::InvalidArguments, "{args}");
+        let example = message
+            .split_once("; a valid call: ")
+            .unwrap_or_else(|| panic!("no example in {message:?}"))
+            .1;
+        assert_eq!(example, r#"{"id": 1, "verbose": true}"#);
+        // The example is a call that runs.
+        let r = call(&get_kit(true), "get", example).await;
+        assert_eq!(ok(&r), "id=1 verbose=true account=5");
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_parameter_sent_as_a_string_is_still_refused() {
+    for args in [
+        r#"{"id": 7, "verbose": true, "account": "9"}"#,
+        r#"{"id": "7", "verbose": "true", "account": "9"}"#,
+    ] {
+        let r = call(&get_kit(true), "get", args).await;
+        assert_eq!(err(&r).kind(), ToolErrorKind::HiddenArgument, "{args}");
+    }
+    // A visible parameter hidden by `.preset` at registration is hidden too.
+    let kit = Toolkit::builder()
+        .register(Get)
+        .preset("account", 5)
+        .preset("verbose", false)
+        .build()
+        .unwrap();
+    let r = call(&kit, "get", r#"{"id": "7", "verbose": "true"}"#).await;
+    assert_eq!(err(&r).kind(), ToolErrorKind::HiddenArgument);
+    let r = call(&kit, "get", r#"{"id": "7"}"#).await;
+    assert_eq!(ok(&r), "id=7 verbose=false account=5");
+}
+
+/// Tools with a whole input schema are checked against it with the `validate` feature only;
+/// without it they get the model's text unchecked, so never coerced.
+#[cfg(feature = "validate")]
+#[tokio::test]
+async fn a_tool_with_a_whole_input_schema_gets_the_coerced_text() {
+    /// Echoes the argument text it receives.
+    struct Raw;
+    impl agent_toolkit::AgentTool for Raw {
+        fn spec(&self) -> agent_toolkit::tool::ToolSpec {
+            agent_toolkit::tool::ToolSpec::new("raw", "echo").with_input_schema(json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer"},
+                    "flags": {"type": "array", "items": {"type": "boolean"}},
+                    "label": {"type": "string"}
+                },
+                "required": ["n"]
+            }))
+        }
+        fn call(&self, args: agent_toolkit::tool::ToolArgs) -> agent_toolkit::tool::ToolFuture {
+            let text = args.raw().to_string();
+            Box::pin(async move { Ok(ToolOutput::text(text)) })
+        }
+    }
+    let kit = Toolkit::builder().register(Raw).build().unwrap();
+    let r = call(&kit, "raw", r#"{"n": "7", "flags": ["true", false], "label": "8"}"#).await;
+    assert_eq!(ok(&r), r#"{"n": 7, "flags": [true, false], "label": "8"}"#);
+    let r = call(&kit, "raw", r#"{"n": "7.5"}"#).await;
+    let message = err(&r).message();
+    assert!(message.ends_with(r#"; a valid call: {"n": 1}"#), "{message}");
 }

@@ -47,6 +47,11 @@ const CASES: &[&str] = &[
     r#"{"a": "x""#,
     r#"{"a": "x", "c": 1e3}"#,
     r#"{"a": "x", "c": 9223372036854775808}"#,
+    // Quoted scalars: coerced on both paths, or refused on both.
+    r#"{"a": "x", "bee": "5", "c": "-9", "d": "true"}"#,
+    r#"{"a": "x", "c": "9.0"}"#,
+    r#"{"a": "x", "c": "9", "zzz": 1}"#,
+    r#"{"a": "x", "c": "9", "secret": "mine"}"#,
 ];
 
 async fn run_both(builder: impl Fn() -> agent_toolkit::toolkit::ToolkitBuilder) {

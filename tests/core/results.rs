@@ -123,7 +123,8 @@ async fn argument_errors_name_the_parameter_and_the_path_inside_it() {
     .await;
     assert_eq!(
         err(&r).message(),
-        "invalid arguments for tool `store_address`: argument `address.city`: invalid type: integer `5`, expected a string"
+        "invalid arguments for tool `store_address`: argument `address.city`: invalid type: integer `5`, expected a string; \
+         a valid call: {\"address\": {\"street\": \"text\", \"city\": \"text\"}, \"tags\": []}"
     );
     let r = call(
         &kit,

@@ -144,6 +144,10 @@ async fn arguments_that_do_not_fit_are_refused_before_the_tool_runs() {
             "argument `operation`",
         ),
         (r#"[1, 2, "add"]"#, "must be a JSON object"),
+        (
+            r#"{"a": "1e3", "b": 2, "operation": "add"}"#,
+            r#"a valid call: {"a": 1, "b": 1, "operation": "add"}"#,
+        ),
         ("not json", "must be a JSON object"),
     ] {
         let r = call(&kit, "calculator", args).await;
@@ -152,4 +156,19 @@ async fn arguments_that_do_not_fit_are_refused_before_the_tool_runs() {
         assert!(e.message().contains(says), "{args}: {}", e.message());
     }
     assert_eq!(calculator.calls.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test]
+async fn quoted_numbers_are_read_as_numbers_unless_switched_off() {
+    let args = r#"{"a": "2.5", "b": "4", "operation": "add"}"#;
+    let r = call(&kit(Calculator::default()), "calculator", args).await;
+    assert_eq!(ok(&r), r#"{"value":6.5}"#);
+    let kit = Toolkit::builder()
+        .coerce_arguments(false)
+        .group("math", "Arithmetic")
+        .register(Calculator::default())
+        .build()
+        .unwrap();
+    let r = call(&kit, "calculator", args).await;
+    assert_eq!(err(&r).kind(), ToolErrorKind::InvalidArguments);
 }

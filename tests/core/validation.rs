@@ -33,7 +33,8 @@ async fn the_calculator_of_002_refuses_every_problem_in_one_error() {
         "invalid arguments for tool `calculator`: \
          missing required argument `b`; \
          argument `a`: \"ten\" is not of type \"number\"; \
-         argument `operation`: \"pow\" is not one of \"add\", \"sub\", \"mul\" or \"div\""
+         argument `operation`: \"pow\" is not one of \"add\", \"sub\", \"mul\" or \"div\"; \
+         a valid call: {\"a\": 1, \"b\": 1, \"operation\": \"add\"}"
     );
     assert_eq!(result.attempts, 0, "the tool never ran");
 }
@@ -111,7 +112,8 @@ async fn unchecked_hand_written_parameters_are_checked_against_their_schemas() {
         err(&bad).message(),
         "invalid arguments for tool `resize`: \
          argument `width`: 0 is less than the minimum of 1; \
-         argument `mode`: \"stretch\" is not one of \"fit\" or \"fill\""
+         argument `mode`: \"stretch\" is not one of \"fit\" or \"fill\"; \
+         a valid call: {\"width\": 1}"
     );
     // With an argument missing too, the resolver's problems and the schema's come together,
     // each once.
@@ -121,7 +123,8 @@ async fn unchecked_hand_written_parameters_are_checked_against_their_schemas() {
         "invalid arguments for tool `resize`: unknown argument `depth`; \
          missing required argument `width`; \
          argument `mode`: \"stretch\" is not one of \"fit\" or \"fill\"; \
-         the parameters are: `width` (required), `mode`"
+         the parameters are: `width` (required), `mode`; \
+         a valid call: {\"width\": 1}"
     );
     // A registration default stands in for a missing value, and `null` for an optional
     // parameter means "not given" (OpenAI strict mode), as for generated tools.
@@ -202,7 +205,8 @@ async fn a_tool_of_a_dynamic_set_refuses_bad_input() {
          argument `query`: \"\" is shorter than 1 character; \
          argument `filter.limit`: 0 is less than the minimum of 1; \
          argument `filter`: unknown property `sort`; \
-         unknown argument `page`"
+         unknown argument `page`; \
+         a valid call: {\"query\": \"text\", \"cursor\": \"text\"}"
     );
     assert_eq!(
         runs.load(Ordering::SeqCst),
@@ -218,7 +222,8 @@ async fn a_tool_of_a_dynamic_set_refuses_bad_input() {
     let null_query = call(&kit, "search", r#"{"query": null, "cursor": null}"#).await;
     assert_eq!(
         err(&null_query).message(),
-        "invalid arguments for tool `search`: missing required argument `query`"
+        "invalid arguments for tool `search`: missing required argument `query`; \
+         a valid call: {\"query\": \"text\", \"cursor\": \"text\"}"
     );
 }
 
@@ -350,7 +355,8 @@ async fn bad_input_is_refused_before_background_submission_and_before_approval()
     let refused = call(&kit, "calculator", r#"{"a": 1, "operation": "add"}"#).await;
     assert_eq!(
         err(&refused).message(),
-        "invalid arguments for tool `calculator`: missing required argument `b`"
+        "invalid arguments for tool `calculator`: missing required argument `b`; \
+         a valid call: {\"a\": 1, \"b\": 1, \"operation\": \"add\"}"
     );
     assert_eq!(
         asked.load(Ordering::SeqCst),
