@@ -26,7 +26,8 @@ async fn the_model_sees_every_problem_and_corrects_its_call() {
                 (text
                     == "Error: invalid arguments for tool `calculator`: \
                         argument `a`: \"15\" is not of type \"number\"; \
-                        argument `operation`: \"times\" is not one of \"add\", \"sub\", \"mul\" or \"div\"")
+                        argument `operation`: \"times\" is not one of \"add\", \"sub\", \"mul\" or \"div\"; \
+                        a valid call: {\"a\": 1, \"b\": 1, \"operation\": \"add\"}")
                     .then_some(())
                     .ok_or(format!("the model did not get the whole error: {text:?}"))
             },
