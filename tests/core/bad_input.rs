@@ -177,8 +177,14 @@ async fn quoted_scalars_run_coerced_by_default_and_are_refused_when_switched_off
     assert_eq!(ok(&r), "id=-3 verbose=false account=5");
 
     let r = call(&get_kit(false), "get", quoted).await;
-    assert_invalid(&r, "argument `id`: invalid type: string \"7\", expected i64");
-    assert_invalid(&r, "argument `verbose`: invalid type: string \"true\", expected a boolean");
+    assert_invalid(
+        &r,
+        "argument `id`: invalid type: string \"7\", expected i64",
+    );
+    assert_invalid(
+        &r,
+        "argument `verbose`: invalid type: string \"true\", expected a boolean",
+    );
 }
 
 #[tokio::test]
@@ -253,9 +259,17 @@ async fn a_tool_with_a_whole_input_schema_gets_the_coerced_text() {
         }
     }
     let kit = Toolkit::builder().register(Raw).build().unwrap();
-    let r = call(&kit, "raw", r#"{"n": "7", "flags": ["true", false], "label": "8"}"#).await;
+    let r = call(
+        &kit,
+        "raw",
+        r#"{"n": "7", "flags": ["true", false], "label": "8"}"#,
+    )
+    .await;
     assert_eq!(ok(&r), r#"{"n": 7, "flags": [true, false], "label": "8"}"#);
     let r = call(&kit, "raw", r#"{"n": "7.5"}"#).await;
     let message = err(&r).message();
-    assert!(message.ends_with(r#"; a valid call: {"n": 1}"#), "{message}");
+    assert!(
+        message.ends_with(r#"; a valid call: {"n": 1}"#),
+        "{message}"
+    );
 }

@@ -158,3 +158,36 @@ fn dialect_snapshots() {
         kit.definition("store_address").unwrap()
     );
 }
+
+/// An invalid-arguments error ends with an example call; it must be one the schema accepts and
+/// the tool runs (presets and context bound as the fixtures bind them).
+#[tokio::test]
+async fn the_example_call_of_an_error_is_valid_and_runs() {
+    let kit = all_on();
+    let mut shown = 0;
+    for def in kit.definitions() {
+        let refused = super::call(&kit, def.name(), "[]").await;
+        let message = super::err(&refused).message();
+        let Some((_, example)) = message.split_once("; a valid call: ") else {
+            continue;
+        };
+        shown += 1;
+        let value: Value = serde_json::from_str(example).unwrap();
+        let validator = jsonschema::draft202012::new(def.parameters()).unwrap();
+        assert!(
+            validator.is_valid(&value),
+            "{}: {example} does not fit {}",
+            def.name(),
+            def.parameters()
+        );
+        let ran = super::call(&kit, def.name(), example).await;
+        assert_ne!(
+            ran.error().map(|e| e.kind()),
+            Some(agent_toolkit::error::ToolErrorKind::InvalidArguments),
+            "{}: {example}: {}",
+            def.name(),
+            ran.model_text()
+        );
+    }
+    assert!(shown >= 5, "only {shown} tools showed an example");
+}

@@ -24,8 +24,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::resolve::Key;
 
@@ -96,7 +96,10 @@ impl<'s> Walk<'s> {
             (None, None) => None,
         };
         if let Some(branches) = branches {
-            if map.keys().any(|k| constrains(k) && k != "anyOf" && k != "oneOf") {
+            if map
+                .keys()
+                .any(|k| constrains(k) && k != "anyOf" && k != "oneOf")
+            {
                 return None;
             }
             let mut others = branches.iter().filter(|b| !is_null_schema(b));
@@ -105,7 +108,10 @@ impl<'s> Walk<'s> {
             };
             return self.shape(only, depth + 1);
         }
-        if map.keys().any(|k| matches!(k.as_str(), "allOf" | "not" | "if")) {
+        if map
+            .keys()
+            .any(|k| matches!(k.as_str(), "allOf" | "not" | "if"))
+        {
             return None;
         }
         let ty = match map.get("type")? {
@@ -203,8 +209,15 @@ impl<'s> Walk<'s> {
 fn constrains(keyword: &str) -> bool {
     !matches!(
         keyword,
-        "description" | "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
-            | "$comment" | "format"
+        "description"
+            | "title"
+            | "default"
+            | "examples"
+            | "deprecated"
+            | "readOnly"
+            | "writeOnly"
+            | "$comment"
+            | "format"
     )
 }
 
@@ -351,13 +364,30 @@ mod tests {
     #[test]
     fn lossy_or_unusual_texts_are_not() {
         for text in [
-            "7.0", "1e3", " 7", "7 ", "+7", "07", "-0", "0x10", "", "seven",
-            "18446744073709551616", "-9223372036854775809",
+            "7.0",
+            "1e3",
+            " 7",
+            "7 ",
+            "+7",
+            "07",
+            "-0",
+            "0x10",
+            "",
+            "seven",
+            "18446744073709551616",
+            "-9223372036854775809",
         ] {
             assert_eq!(one("id", text), None, "integer from {text:?}");
         }
         for text in [
-            "1e3", "2.50", ".5", "5.", "NaN", "inf", "0.1000000000000000055", "1E2",
+            "1e3",
+            "2.50",
+            ".5",
+            "5.",
+            "NaN",
+            "inf",
+            "0.1000000000000000055",
+            "1E2",
             "123456789012345678901234567890",
         ] {
             assert_eq!(one("ratio", text), None, "number from {text:?}");
@@ -384,7 +414,11 @@ mod tests {
             run(r#"{"filter": {"min": "2", "tags": ["3"]}, "ids": ["1", 2, "x", "-4"]}"#),
             Some(r#"{"filter": {"min": 2, "tags": ["3"]}, "ids": [1, 2, "x", -4]}"#.to_string())
         );
-        let coerced = coerce(&schema(), r#"{"ids": ["1"], "filter": {"min": "2"}}"#, &|_| false);
+        let coerced = coerce(
+            &schema(),
+            r#"{"ids": ["1"], "filter": {"min": "2"}}"#,
+            &|_| false,
+        );
         assert_eq!(coerced.unwrap().changed, ["ids[0]", "filter.min"]);
     }
 

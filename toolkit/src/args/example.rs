@@ -20,8 +20,17 @@ pub(crate) const MAX_EXAMPLE_BYTES: usize = 300;
 const MAX_DEPTH: usize = 12;
 
 /// One valid call for the input schema `schema`, as compact JSON with a space after each `:`
-/// and `,`; `None` when none can be built for certain or it would be too long.
+/// and `,`; `None` when none can be built for certain, it would be too long, or the schema
+/// declares no properties.
 pub(crate) fn example(schema: &Value) -> Option<String> {
+    // A tool without parameters says "send {}" already.
+    if schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty)
+    {
+        return None;
+    }
     let value = Builder { root: schema }.build(schema, 0)?;
     if !value.is_object() {
         return None;
@@ -72,16 +81,21 @@ impl Builder<'_> {
         {
             return Some(first.clone());
         }
-        if ["not", "if", "pattern", "multipleOf", "patternProperties", "propertyNames"]
-            .iter()
-            .any(|k| map.contains_key(*k))
+        if [
+            "not",
+            "if",
+            "pattern",
+            "multipleOf",
+            "patternProperties",
+            "propertyNames",
+        ]
+        .iter()
+        .any(|k| map.contains_key(*k))
         {
             return None;
         }
         if let Some(reference) = map.get("$ref") {
-            let target = self
-                .root
-                .pointer(reference.as_str()?.strip_prefix('#')?)?;
+            let target = self.root.pointer(reference.as_str()?.strip_prefix('#')?)?;
             return self.build(target, depth + 1);
         }
         if let Some(all) = map.get("allOf") {
@@ -154,7 +168,10 @@ impl Builder<'_> {
                 out.insert(name.to_string(), value);
             }
         }
-        let min = map.get("minProperties").and_then(Value::as_u64).unwrap_or(0);
+        let min = map
+            .get("minProperties")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         (out.len() as u64 >= min).then_some(Value::Object(out))
     }
 }
@@ -200,7 +217,10 @@ fn string(map: &Map<String, Value>) -> Option<Value> {
         _ => None,
     };
     let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
-    let max = map.get("maxLength").and_then(Value::as_u64).unwrap_or(u64::MAX);
+    let max = map
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX);
     let fits = |s: &str| (min..=max).contains(&(s.chars().count() as u64));
     if let Some(sample) = known {
         return fits(sample).then(|| Value::from(sample));
@@ -328,7 +348,9 @@ mod tests {
                 },
                 "required": ["unit", "days", "city", "mode", "code"]
             }),
-            Some(r#"{"unit": "celsius", "days": 3, "city": "Paris", "mode": "fast", "code": "CDG"}"#),
+            Some(
+                r#"{"unit": "celsius", "days": 3, "city": "Paris", "mode": "fast", "code": "CDG"}"#,
+            ),
         );
     }
 
@@ -365,6 +387,9 @@ mod tests {
             json!({"type": "object", "properties": {"q": {"type": "string"}}}),
             Some("{}"),
         );
+        // Nothing to show for a tool without parameters.
+        assert_example(json!({"type": "object", "properties": {}}), None);
+        assert_example(json!({"type": "object"}), None);
     }
 
     #[test]

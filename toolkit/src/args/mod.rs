@@ -16,6 +16,18 @@
 //! direct `serde_json::from_str` into a struct is one scan of the keys. Tools that do not parse
 //! their own arguments also get them checked against their input schema (the `validate`
 //! feature), in the same pass and the same error.
+//!
+//! **Arguments a small model can fix.** When a call's arguments fail, two things happen, both
+//! only then (valid arguments never pay for them). First, if lossless coercion is on
+//! ([`ToolkitBuilder::coerce_arguments`](crate::toolkit::ToolkitBuilder::coerce_arguments),
+//! the default), a quoted scalar is read as the value the shown schema asks for — `"7"` as `7`
+//! for an integer, `"2.5"` for a number, `"true"` for a boolean, inside objects and arrays too —
+//! only when the text is exactly that value and the schema allows nothing else there, and never
+//! for a hidden parameter; the coerced text runs only if it then passes every check (see
+//! `coerce`). Second, an error that remains ends with one valid example call built from the
+//! shown schema (`...; a valid call: {"city": "text", "days": 1}`: required properties only,
+//! from `enum`, `default` or `examples` where given, checked against the schema with the
+//! `validate` feature, left out when longer than 300 bytes or not certain to be valid).
 
 mod coerce;
 mod example;

@@ -52,7 +52,11 @@ pub(super) fn check(plan: &ParamPlan, text: &str, policy: &ArgPolicy) -> Result<
     if problems.is_empty() {
         Ok(slots)
     } else {
-        Err(combine(&plan.tool, problems, ToolErrorKind::InvalidArguments))
+        Err(combine(
+            &plan.tool,
+            problems,
+            ToolErrorKind::InvalidArguments,
+        ))
     }
 }
 
