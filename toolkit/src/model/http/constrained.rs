@@ -159,12 +159,12 @@ fn answer_as_text(response: &mut ChatResponse) {
     message.content = answer;
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(all(test, feature = "validate"))]
+mod schema_tests {
     use serde_json::json;
 
-    use super::{answer_as_text, reply_schema};
-    use crate::model::{AssistantMessage, ChatRequest, ChatResponse, Message, ToolChoice};
+    use super::reply_schema;
+    use crate::model::{ChatRequest, Message, ToolChoice};
     use crate::tool::ToolDefinition;
 
     fn tools() -> Vec<ToolDefinition> {
@@ -190,14 +190,12 @@ mod tests {
         ChatRequest::new(vec![Message::user("hi")]).with_tools(tools())
     }
 
-    #[cfg(feature = "validate")]
     fn valid(schema: &serde_json::Value, reply: serde_json::Value) -> bool {
         jsonschema::validator_for(schema)
             .expect("the reply schema compiles")
             .is_valid(&reply)
     }
 
-    #[cfg(feature = "validate")]
     #[test]
     fn the_reply_schema_admits_offered_calls_with_valid_arguments_or_an_answer() {
         let schema = reply_schema(&request().with_parallel_tool_calls(true));
@@ -227,7 +225,6 @@ mod tests {
         ));
     }
 
-    #[cfg(feature = "validate")]
     #[test]
     fn tool_choice_and_parallel_calls_shape_the_schema() {
         let weather = json!({"name": "get_weather", "arguments": {"city": "Oslo"}});
@@ -242,6 +239,12 @@ mod tests {
         let named = reply_schema(&request().with_tool_choice(ToolChoice::Specific("order".into())));
         assert!(!valid(&named, json!({"tool_calls": [weather]})));
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer_as_text;
+    use crate::model::{AssistantMessage, ChatResponse};
 
     #[test]
     fn an_answer_becomes_the_text_and_anything_else_stays() {
