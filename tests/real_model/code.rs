@@ -85,7 +85,13 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn code_mode_beside_direct_calling() {
-    let Some(server) = server(Template::Structured) else {
+    // The structured template in CI; `CODE_TEMPLATE=own` measures the model's own (with it the
+    // 1.5B writes its calls as text), `REAL_MODEL=1.5b` the 1.5B (BENCHMARKS.md).
+    let template = match std::env::var("CODE_TEMPLATE").as_deref() {
+        Ok("own") => Template::Own,
+        _ => Template::Structured,
+    };
+    let Some(server) = server(template) else {
         return;
     };
     let mut tasks = vec![code_tasks::three_cities()];

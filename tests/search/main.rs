@@ -7,6 +7,7 @@
 //! taken to 10,000 tools with deterministic distractors (`corpus::distractors`). Outside CI,
 //! without the corpus, the tests skip with one loud line.
 
+mod bfcl_checker;
 mod corpus;
 
 use agent_toolkit::search::SearchSettings;
