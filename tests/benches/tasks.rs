@@ -107,7 +107,12 @@ fn text_calls() -> bool {
 }
 
 /// The whole run must end within this (a hang is a library failure).
-const RUN_LIMIT: Duration = Duration::from_secs(300);
+///
+/// The 1.5B takes about twice the 0.5B's time a turn (six turns of a long prompt can pass
+/// 300 s on two busy cores), so its runs get twice the time.
+fn run_limit() -> Duration {
+    Duration::from_secs(if model::size() == "1.5b" { 600 } else { 300 })
+}
 
 /// Every other task is streamed, so both paths of every wire are measured.
 async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Outcome {
@@ -149,9 +154,9 @@ async fn run(server: &ModelServer, wire: Wire, task: &Task, stream: bool) -> Out
     let mut agent = builder.build().expect("agent");
     let started = Instant::now();
     let result = if stream {
-        tokio::time::timeout(RUN_LIMIT, streamed(&mut agent, task)).await
+        tokio::time::timeout(run_limit(), streamed(&mut agent, task)).await
     } else {
-        tokio::time::timeout(RUN_LIMIT, agent.run(task.prompt)).await
+        tokio::time::timeout(run_limit(), agent.run(task.prompt)).await
     };
     let total = started.elapsed();
     let (model_time, turns) = *spent.lock().unwrap();
@@ -230,7 +235,7 @@ fn judge(
         }
     }
     let answer = match result {
-        Err(_) => return library(format!("no end within {RUN_LIMIT:?}")),
+        Err(_) => return library(format!("no end within {:?}", run_limit())),
         Ok(Ok(answer)) => answer,
         Ok(Err(AgentError::MaxIterations { .. })) => {
             return model("no answer within 6 turns".into());

@@ -13,6 +13,14 @@ use super::code_tasks::{self, Task};
 use super::model::Template;
 use super::*;
 
+/// Instructions that show a whole call of `run_code`, for the A/B against the default ones.
+const EXAMPLE_INSTRUCTIONS: &str = "You have one tool, `run_code`. It runs a JavaScript program \
+    in which every tool it declares is an async function: `await tools.NAME({...})`. Write one \
+    program that makes all the calls the question needs and returns their results, then answer \
+    from what it returns. A call of run_code looks like this:\n\
+    {\"name\": \"run_code\", \"arguments\": {\"code\": \"const [a, b] = await Promise.all([tools.lookup({id: 1}), tools.lookup({id: 2})]); return {a, b};\"}}\n\
+    Do not call the declared tools by their own names: they exist only inside the program.";
+
 struct Outcome {
     solved: bool,
     round_trips: usize,
@@ -27,11 +35,16 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
         .max_iterations(if code { 3 } else { 4 })
         .generation_options(model::options());
     if code {
-        builder = builder.code_mode(
-            CodeMode::new()
-                .execution(CodeExecution::Local)
-                .time_limit(std::time::Duration::from_secs(30)),
-        );
+        let mut mode = CodeMode::new()
+            .execution(CodeExecution::Local)
+            .time_limit(std::time::Duration::from_secs(30));
+        // The A/B of BENCHMARKS.md: `CODE_INSTRUCTIONS=example` replaces the default
+        // instructions with ones that show one whole call of `run_code` (generic names, no
+        // task's tool).
+        if std::env::var("CODE_INSTRUCTIONS").as_deref() == Ok("example") {
+            mode = mode.instructions(Some(EXAMPLE_INSTRUCTIONS.to_string()));
+        }
+        builder = builder.code_mode(mode);
     }
     let mut agent = builder.build().unwrap();
     let outcome = agent.run(task.question.clone()).await;
