@@ -11,13 +11,17 @@
 //!   question's functions (its argument rules: validation, lossless coercion): the calls that
 //!   count are the ones the toolkit ran, with the arguments the tools received;
 //! - **(c) constrained**: (b) with `OpenAiChat::constrained_tool_calls(true)`;
+//! - **(t) the library's own prompt**: `TextToolCalls` around `OpenAiChat`: no native tools,
+//!   the tools and the call format (`{"tool_calls": [...]}`, several calls in one list)
+//!   described by the library in the system prompt, the calls read from the text, then run by
+//!   the toolkit as in (b);
 //! - **(s) the server alone, structured template**: (a) against a second server whose chat
 //!   template makes llama.cpp parse the model's calls (`tests/model/structured.jinja`): the best
 //!   the server does without the library, beside (a)'s "what a user gets by default".
 //!
 //! Run: `cargo bench --features full --bench bfcl` (`REAL_MODEL=1.5b` for the 1.5B,
 //! `BFCL_PER_CATEGORY=N` questions per category, 10 by default, taken at even steps;
-//! `BFCL_WAYS=a,b,c,s` picks the ways). Needs `tests/search/setup.sh` (the wheel) and
+//! `BFCL_WAYS=a,b,c,t,s` picks the ways). Needs `tests/search/setup.sh` (the wheel) and
 //! `tests/model/setup.sh` (the model; `setup.sh 1.5b` for the 1.5B). Prints a Markdown table
 //! and writes the raw runs to `target/bfcl/` (answers, calls, BFCL's verdicts).
 
@@ -30,7 +34,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use agent_toolkit::model::{ChatRequest, GenerationOptions, Message, OpenAiChat};
+use agent_toolkit::model::{ChatRequest, GenerationOptions, Message, TextToolCalls};
 use agent_toolkit::prelude::*;
 use agent_toolkit::tool::{ToolArgs, ToolFuture, ToolSpec};
 use agent_toolkit::{AgentTool, ChatModel};
@@ -163,7 +167,7 @@ async fn server_alone(http: &reqwest::Client, url: &str, question: &Value) -> Ve
 }
 
 /// (b) and (c): the provider's reply, its calls run by a toolkit of the question's functions.
-async fn through_library(chat: &OpenAiChat, question: &Value) -> (Vec<Value>, String) {
+async fn through_library(chat: &dyn ChatModel, question: &Value) -> (Vec<Value>, String) {
     let ran = Arc::new(Mutex::new(Vec::new()));
     let mut builder = Toolkit::builder();
     for f in question["functions"].as_array().into_iter().flatten() {
@@ -227,7 +231,7 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10);
     let ways: Vec<String> = std::env::var("BFCL_WAYS")
-        .unwrap_or_else(|_| "a,b,c".into())
+        .unwrap_or_else(|_| "a,b,c,t,s".into())
         .split(',')
         .map(str::to_string)
         .collect();
@@ -262,6 +266,7 @@ async fn main() {
     let http = reqwest::Client::new();
     let library = server.openai();
     let constrained = server.openai_constrained();
+    let prompted = TextToolCalls::new(server.openai());
     let mut runs: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let started = Instant::now();
     for category in CATEGORIES {
@@ -278,6 +283,7 @@ async fn main() {
                     ),
                     "b" => through_library(&library, question).await,
                     "c" => through_library(&constrained, question).await,
+                    "t" => through_library(&prompted, question).await,
                     "s" => match structured {
                         Some(structured) => (
                             server_alone(&http, &structured.url, question).await,
@@ -285,7 +291,7 @@ async fn main() {
                         ),
                         None => continue,
                     },
-                    other => panic!("BFCL_WAYS: unknown way {other:?} (a, b, c or s)"),
+                    other => panic!("BFCL_WAYS: unknown way {other:?} (a, b, c, t or s)"),
                 };
                 eprintln!(
                     "[{:>5.0}s] {way} {id}: {}",
