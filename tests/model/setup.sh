@@ -8,7 +8,7 @@
 #                              the official file's
 #   target/model/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 #                              only with `setup.sh 1.5b`: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, the
-#                              same way (22 slices); the benches' TASKS_MODEL=1.5b uses it, CI not
+#                              same way (22 slices), for the benches' REAL_MODEL=1.5b (not CI)
 # Idempotent: a finished step leaves a marker (or the checked weights) and is skipped, so a
 # second run does nothing. Called by .ci/run, and by the test fixture when it is missing.
 #
