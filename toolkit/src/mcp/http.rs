@@ -17,6 +17,18 @@ use serde_json::Value;
 
 use super::server::McpServer;
 
+/// The browser origins [`McpHttpService::new`] accepts: pages served from this machine's
+/// loopback interface, on any port (the MCP transport's DNS-rebinding rule: a page of another
+/// site that resolves to 127.0.0.1 still carries its own `Origin`).
+pub const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
 /// Largest request body accepted (the limit rmcp applies too): 4 MiB.
 const MAX_BODY_BYTES: usize = 4 << 20;
 
@@ -53,11 +65,13 @@ const MAX_BODY_BYTES: usize = 4 << 20;
 /// # }
 /// ```
 ///
-/// rmcp's defaults apply: only `Host` headers naming the loopback interface are accepted
-/// (protection against DNS rebinding; use [`with_config`](Self::with_config) with
-/// [`StreamableHttpServerConfig::with_allowed_hosts`] when serving other hosts), and browsers'
-/// cross-origin requests are refused (the `Origin` header is validated; allow origins with
-/// `with_allowed_origins`). [`bearer_token`](Self::bearer_token) requires a token.
+/// Protection against DNS rebinding is on: only `Host` headers naming the loopback interface
+/// are accepted (rmcp's default; use [`with_config`](Self::with_config) with
+/// [`StreamableHttpServerConfig::with_allowed_hosts`] when serving other hosts), and a browser
+/// request's `Origin` must be a loopback one too (`http` or `https` on `localhost`,
+/// `127.0.0.1` or `[::1]`, any port: [`LOOPBACK_ORIGINS`]); a page of any other site is refused
+/// with HTTP 403 (allow origins with `with_allowed_origins`). Requests without an `Origin`
+/// (every non-browser client) pass. [`bearer_token`](Self::bearer_token) requires a token.
 ///
 /// Bad input gets a JSON-RPC answer: a body that is not JSON gets HTTP 400 with a `-32700`
 /// parse error, JSON that is not a JSON-RPC message HTTP 400 with `-32600`.
@@ -70,11 +84,13 @@ pub struct McpHttpService {
 
 impl McpHttpService {
     /// Serve `server`'s toolkit, one view per session, with rmcp's default configuration
-    /// (plus `Origin` validation).
+    /// plus `Origin` validation against [`LOOPBACK_ORIGINS`].
     pub fn new(server: McpServer) -> Self {
         Self::with_config(
             server,
-            StreamableHttpServerConfig::default().enforce_origin_validation(),
+            StreamableHttpServerConfig::default()
+                .with_allowed_origins(LOOPBACK_ORIGINS)
+                .enforce_origin_validation(),
         )
     }
 

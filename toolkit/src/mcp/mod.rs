@@ -73,7 +73,7 @@ pub mod types;
 
 pub use client::McpClient;
 pub use error::McpError;
-pub use http::McpHttpService;
+pub use http::{LOOPBACK_ORIGINS, McpHttpService};
 pub use import::McpImport;
 pub use progress::McpProgress;
 pub use server::{McpServer, McpSession};

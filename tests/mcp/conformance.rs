@@ -1,0 +1,90 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
+//! `tests/peers/conformance/package.json`, run under the Node 22 that npm provides) against the
+//! library, both ways:
+//!
+//! - every server scenario (`--suite all`) against `mcp-conformance-server`, the suite's tools
+//!   written as `#[tool]`s and served by `mcp_http_service` on 127.0.0.1;
+//! - every client scenario (`--suite all`) with `mcp-conformance-client`, the library's
+//!   `McpClient`, as the client the suite runs against its own servers.
+//!
+//! Both runs pass `tests/mcp/conformance-expected.yml`, so the suite itself fails the test on
+//! any failure not listed there and on a listed failure that starts passing.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+use crate::peers;
+
+/// The expected-failures file both runs read.
+fn expected() -> std::path::PathBuf {
+    peers::workspace_root().join("tests/mcp/conformance-expected.yml")
+}
+
+/// Run the suite's command to its end; panics with its output unless it exits with 0.
+async fn run_suite(mut command: Command, what: &str) {
+    let out = tokio::time::timeout(
+        Duration::from_secs(300),
+        command.kill_on_drop(true).output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("the conformance suite's {what} run took over 300 s"))
+    .unwrap_or_else(|e| panic!("start the conformance suite: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The summary (and, on failure, every check) for the test's log.
+    eprintln!("{stdout}\n{stderr}");
+    assert!(
+        out.status.success(),
+        "the conformance suite's {what} scenarios differ from tests/mcp/conformance-expected.yml \
+         (exit {:?}); see the summary above",
+        out.status.code()
+    );
+}
+
+#[tokio::test]
+async fn server_scenarios() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_mcp-conformance-server"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start mcp-conformance-server");
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("mcp-conformance-server prints READY within 30 s")
+        .expect("read mcp-conformance-server's stdout")
+        .and_then(|line| line.strip_prefix("READY ").map(str::to_owned))
+        .expect("mcp-conformance-server's first line is `READY <url>`");
+
+    let mut suite = peers::conformance();
+    suite
+        .args([
+            "server",
+            "--suite",
+            "all",
+            "--url",
+            &url,
+            "--expected-failures",
+        ])
+        .arg(expected());
+    run_suite(suite, "server").await;
+    assert!(
+        server.try_wait().unwrap().is_none(),
+        "mcp-conformance-server exited during the suite"
+    );
+}
+
+#[tokio::test]
+async fn client_scenarios() {
+    let mut suite = peers::conformance();
+    suite
+        .args(["client", "--suite", "all", "--command"])
+        .arg(env!("CARGO_BIN_EXE_mcp-conformance-client"))
+        .arg("--expected-failures")
+        .arg(expected());
+    run_suite(suite, "client").await;
+}

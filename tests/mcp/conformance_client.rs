@@ -1,0 +1,61 @@
+//! `mcp-conformance-client`: the library's MCP client as the official conformance suite's client
+//! scenarios run it (`conformance client --command mcp-conformance-client`): the suite starts
+//! its test server, then runs this program with the server's URL as the last argument and the
+//! scenario's name in `MCP_CONFORMANCE_SCENARIO`.
+//!
+//! What it does is what an application does with [`McpClient`]: connect (the 2025-11-25
+//! handshake, since the suite's servers speak that era), list the tools, and call the ones a
+//! scenario names. Exit status 0 when every step worked, 1 with the error on stderr otherwise;
+//! the suite judges the traffic itself.
+
+use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpTarget};
+use serde_json::{Value, json};
+
+/// The tool a scenario's server wants called, and the arguments (`None`: the scenario checks
+/// only the handshake and the listing). `listed` is what the server listed.
+fn call_for(scenario: &str, listed: &[String]) -> Option<(String, Value)> {
+    let (name, arguments) = match scenario {
+        "tools_call" => ("add_numbers", json!({"a": 5, "b": 3})),
+        "elicitation-sep1034-client-defaults" => ("test_client_elicitation_defaults", json!({})),
+        "sse-retry" => ("test_reconnection", json!({})),
+        // An authorization scenario's server offers one tool behind OAuth: call it.
+        auth if auth.starts_with("auth/") => return Some((listed.first()?.clone(), json!({}))),
+        _ => return None,
+    };
+    Some((name.to_owned(), arguments))
+}
+
+async fn run(url: &str, scenario: &str) -> Result<(), String> {
+    let options = McpClientOptions::new()
+        .client_info("agent-toolkit-conformance", env!("CARGO_PKG_VERSION"))
+        .era(McpEra::Handshake);
+    let client = McpClient::with_options(McpTarget::url(url), options);
+    let tools = client.list_tools().await.map_err(|e| e.to_string())?;
+    let listed: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    eprintln!("listed: {listed:?}");
+    if let Some((name, arguments)) = call_for(scenario, &listed) {
+        let result = client
+            .call_tool(&name, arguments)
+            .await
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "{name}: {}",
+            serde_json::to_string(&result).unwrap_or_default()
+        );
+    }
+    client.close().await;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() {
+    let Some(url) = std::env::args().next_back().filter(|a| a.contains("://")) else {
+        eprintln!("usage: MCP_CONFORMANCE_SCENARIO=NAME mcp-conformance-client URL");
+        std::process::exit(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    if let Err(e) = run(&url, &scenario).await {
+        eprintln!("mcp-conformance-client ({scenario}): {e}");
+        std::process::exit(1);
+    }
+}
