@@ -116,7 +116,7 @@ async fn stdio_answers_bad_input_and_keeps_serving() {
 }
 
 /// POST one body to the endpoint the way an MCP client does.
-async fn post(
+pub(crate) async fn post(
     client: &reqwest::Client,
     url: &str,
     session: Option<&str>,
@@ -125,7 +125,7 @@ async fn post(
     post_with(client, url, session, body, &[]).await
 }
 
-async fn post_with(
+pub(crate) async fn post_with(
     client: &reqwest::Client,
     url: &str,
     session: Option<&str>,
@@ -149,7 +149,7 @@ async fn post_with(
 }
 
 /// The JSON-RPC message of a response: a JSON body, or the last `data:` of an SSE stream.
-async fn message(response: reqwest::Response) -> Value {
+pub(crate) async fn message(response: reqwest::Response) -> Value {
     let text = response.text().await.unwrap();
     let json = text
         .lines()

@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use agent_toolkit::context::LogLevel;
 use agent_toolkit::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -38,6 +39,17 @@ async fn test_tool_with_progress(#[ctx] progress: ToolEmitter) -> &'static str {
     "Progress test completed"
 }
 
+/// Logs three messages at `info`, about 50 ms apart (MCP `notifications/message`).
+#[tool(read_only)]
+async fn test_tool_with_logging(#[ctx] log: ToolEmitter) -> &'static str {
+    log.log(LogLevel::Info, "Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    log.log(LogLevel::Info, "Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    log.log(LogLevel::Info, "Tool execution completed");
+    "Logging test completed"
+}
+
 /// A street address (the `address` definition the scenario looks for under `$defs`).
 #[derive(Deserialize, JsonSchema)]
 #[schemars(rename = "address")]
@@ -61,6 +73,7 @@ fn toolkit() -> Toolkit {
         .register(TestSimpleText)
         .register(TestErrorHandling)
         .register(TestToolWithProgress)
+        .register(TestToolWithLogging)
         .register(JsonSchemaTool)
         .build()
         .expect("the conformance tools register")

@@ -23,6 +23,7 @@ mod import;
 mod imported;
 #[cfg(feature = "interop")]
 mod js;
+mod logging;
 #[cfg(feature = "interop")]
 mod python_client;
 #[cfg(feature = "interop")]

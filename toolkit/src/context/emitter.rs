@@ -34,6 +34,60 @@ pub enum ProgressEvent {
     },
     /// A free-form chunk of partial output.
     Chunk(String),
+    /// A log message for the caller (over MCP a `notifications/message`, filtered by the level
+    /// the client set).
+    Log {
+        /// How severe.
+        level: LogLevel,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// The severity of a [`ProgressEvent::Log`], the syslog levels MCP uses (RFC 5424), least
+/// severe first: a level compares greater than the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// Detailed information for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something to look at.
+    Warning,
+    /// An operation failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action needed now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The level's name as MCP and syslog spell it: `"debug"`, `"info"`, `"notice"`,
+    /// `"warning"`, `"error"`, `"critical"`, `"alert"`, `"emergency"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The progress sink of one call. Sending never blocks and never fails the tool: with no
@@ -63,6 +117,16 @@ impl ToolEmitter {
     /// Report a chunk of partial output.
     pub fn chunk(&self, text: impl Into<String>) {
         self.send(ProgressEvent::Chunk(text.into()));
+    }
+
+    /// Log a message for the caller: an MCP client receives it as `notifications/message`
+    /// (when at or above the level it set), an A2A caller as a progress part. For the
+    /// application's own logs use `tracing`, which every call's span already carries.
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        self.send(ProgressEvent::Log {
+            level,
+            message: message.into(),
+        });
     }
 
     /// Whether anybody listens; lets a tool skip building expensive messages.

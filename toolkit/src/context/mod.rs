@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 pub use tokio_util::sync::CancellationToken;
 
 pub use agent_info::AgentInfo;
-pub use emitter::{ProgressEvent, ToolEmitter, ToolProgress};
+pub use emitter::{LogLevel, ProgressEvent, ToolEmitter, ToolProgress};
 pub use extract::{CallInfo, ContextReads, ContextRejection, Ctx, FromToolContext};
 
 /// The values of one level. Small by nature (a handful of types), so a vector beats a hash map.

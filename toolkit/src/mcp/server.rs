@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::convert;
-use crate::context::{ProgressEvent, ToolContext, ToolProgress};
+use crate::context::{LogLevel, ProgressEvent, ToolContext, ToolProgress};
 use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
 use crate::tool::{ToolCall, ToolDefinition};
@@ -64,6 +64,9 @@ pub struct McpServer {
     /// Whether this handler serves streamable HTTP, where sessions exist only in the handshake
     /// era: a stateless (2026-07-28) request there has no session to put into the call.
     http: bool,
+    /// The least severe log level the session's client wants (`logging/setLevel`); every
+    /// level until it sets one.
+    log_level: Arc<Mutex<Option<LogLevel>>>,
 }
 
 #[derive(Clone)]
@@ -165,6 +168,7 @@ impl McpServer {
             limit,
             watch: Watch::new(),
             http,
+            log_level: Arc::default(),
         }
     }
 
@@ -257,8 +261,10 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // MCP logging: the 2025-11-25 era (SEP-2577 drops it later)
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -326,6 +332,18 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    /// `logging/setLevel`: the least severe level of the log messages this session's tools
+    /// send from now on.
+    #[allow(deprecated)] // MCP logging: the 2025-11-25 era (SEP-2577 drops it later)
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *lock(&self.log_level) = Some(log_level_from(request.level));
+        Ok(())
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -368,19 +386,17 @@ impl ServerHandler for McpServer {
             self.call_context.clone()
         };
         let ctx = call_context.with_cancellation(context.ct.clone());
-        let result = match context.meta.get_progress_token() {
-            None => self.toolkit.call(call, &ctx).await,
-            Some(token) => {
-                let (ctx, progress) = ctx.progress_channel(PROGRESS_BUFFER);
-                let reporter = Reporter {
-                    peer: &context.peer,
-                    token,
-                    cancelled: &context.ct,
-                    last: None,
-                };
-                reporter.run(self.toolkit.call(call, &ctx), progress).await
-            }
+        // Every call gets the channel: progress goes out when the request carries a token,
+        // log messages at or above the session's level always.
+        let (ctx, progress) = ctx.progress_channel(PROGRESS_BUFFER);
+        let reporter = Reporter {
+            peer: &context.peer,
+            token: context.meta.get_progress_token(),
+            cancelled: &context.ct,
+            last: None,
+            log_level: *lock(&self.log_level),
         };
+        let result = reporter.run(self.toolkit.call(call, &ctx), progress).await;
         let mut result = result;
         if stateless {
             explain_missing_session(&mut result);
@@ -436,14 +452,17 @@ fn explain_missing_session(result: &mut crate::tool::ToolResult) {
     }
 }
 
-/// Forwards one call's [`ToolEmitter`](crate::ToolEmitter) progress as
-/// `notifications/progress` while the call runs.
+/// Forwards one call's [`ToolEmitter`](crate::ToolEmitter) events while the call runs:
+/// progress as `notifications/progress` (when the request carries a token), log messages as
+/// `notifications/message`.
 struct Reporter<'a> {
     peer: &'a Peer<RoleServer>,
-    token: ProgressToken,
+    token: Option<ProgressToken>,
     cancelled: &'a CancellationToken,
     /// The last `progress` value sent: MCP requires it to increase.
     last: Option<f64>,
+    /// The least severe log level the client wants, when it set one.
+    log_level: Option<LogLevel>,
 }
 
 impl Reporter<'_> {
@@ -469,26 +488,76 @@ impl Reporter<'_> {
     }
 
     /// Chunks of partial output have no equivalent in MCP 2025-11-25 and are not sent; nor is
-    /// a progress value that does not increase, nor anything after a cancellation.
+    /// a progress value that does not increase, a log message below the client's level, nor
+    /// anything after a cancellation.
     async fn send(&mut self, event: ToolProgress) {
-        let ProgressEvent::Progress {
-            done,
-            total,
-            message,
-        } = event.event
-        else {
+        if self.cancelled.is_cancelled() {
+            return;
+        }
+        let (done, total, message) = match event.event {
+            ProgressEvent::Progress {
+                done,
+                total,
+                message,
+            } => (done, total, message),
+            ProgressEvent::Log { level, message } => {
+                if self.log_level.is_none_or(|least| level >= least) {
+                    log_message(self.peer, level, &event.tool_name, message).await;
+                }
+                return;
+            }
+            _ => return,
+        };
+        let Some(token) = &self.token else {
             return;
         };
-        if self.cancelled.is_cancelled() || self.last.is_some_and(|last| done <= last) {
+        if self.last.is_some_and(|last| done <= last) {
             return;
         }
         self.last = Some(done);
-        let mut param = ProgressNotificationParam::new(self.token.clone(), done);
+        let mut param = ProgressNotificationParam::new(token.clone(), done);
         param.total = total;
         param.message = (!message.is_empty()).then_some(message);
         if let Err(e) = self.peer.notify_progress(param).await {
             tracing::debug!(error = %e, "a progress notification could not be sent");
         }
+    }
+}
+
+/// One log message of a tool as `notifications/message`, the tool's name as the logger.
+#[allow(deprecated)] // MCP logging: the 2025-11-25 era (SEP-2577 drops it later)
+async fn log_message(peer: &Peer<RoleServer>, level: LogLevel, tool: &str, message: String) {
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+    let level = match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        _ => LoggingLevel::Emergency,
+    };
+    let mut param = LoggingMessageNotificationParam::new(level, serde_json::Value::String(message));
+    param.logger = Some(tool.to_owned());
+    if let Err(e) = peer.notify_logging_message(param).await {
+        tracing::debug!(error = %e, "a log notification could not be sent");
+    }
+}
+
+/// The toolkit's level for the one a client set.
+#[allow(deprecated)] // MCP logging: the 2025-11-25 era (SEP-2577 drops it later)
+fn log_level_from(level: rmcp::model::LoggingLevel) -> LogLevel {
+    use rmcp::model::LoggingLevel;
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
     }
 }
 

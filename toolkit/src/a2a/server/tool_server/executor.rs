@@ -23,14 +23,15 @@ use crate::tool::{Content, ToolCall, ToolResult};
 use crate::toolkit::Toolkit;
 use crate::util::lock;
 
-/// The data part reporting one progress event: `{"progress": done, "total": total?,
-/// "message": text}` for progress, `{"chunk": text}` for partial output, with
-/// `metadata.type = "progress"`.
 /// The media types of the parts a tool server sends (and of its card's modes).
 pub(super) const JSON: &str = "application/json";
 /// See [`JSON`].
 pub(super) const TEXT: &str = "text/plain";
 
+/// The data part reporting one progress event: `{"progress": done, "total": total?,
+/// "message": text}` for progress, `{"chunk": text}` for partial output, `{"log": level,
+/// "message": text}` for a log message (`level` as MCP spells it: `"info"`, `"warning"`, …),
+/// with `metadata.type = "progress"`.
 fn progress_part(event: &ProgressEvent) -> Part {
     let data = match event {
         ProgressEvent::Progress {
@@ -45,6 +46,9 @@ fn progress_part(event: &ProgressEvent) -> Part {
             data
         }
         ProgressEvent::Chunk(text) => json!({ "chunk": text }),
+        ProgressEvent::Log { level, message } => {
+            json!({ "log": level.as_str(), "message": message })
+        }
     };
     let mut part = Part::data(data).with_media_type(JSON);
     part.metadata = Some([("type".to_string(), Value::from(PROGRESS))].into());
@@ -272,4 +276,34 @@ fn result_artifact(result: &ToolResult, elapsed: Duration) -> a2a::Artifact {
         }
     };
     emit::artifact(&result.name, parts, Some(metadata))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::LogLevel;
+
+    /// Each kind of event has its own data shape, tagged as progress.
+    #[test]
+    fn progress_parts_say_what_kind_of_event_they_carry() {
+        let data = |event: ProgressEvent| {
+            let part = progress_part(&event);
+            assert_eq!(
+                part.metadata.as_ref().and_then(|m| m.get("type")),
+                Some(&Value::from(PROGRESS))
+            );
+            serde_json::to_value(&part).unwrap()
+        };
+        let log = data(ProgressEvent::Log {
+            level: LogLevel::Warning,
+            message: "careful".into(),
+        });
+        assert!(
+            log.to_string()
+                .contains(r#"{"log":"warning","message":"careful"}"#),
+            "{log}"
+        );
+        let chunk = data(ProgressEvent::Chunk("abc".into()));
+        assert!(chunk.to_string().contains(r#"{"chunk":"abc"}"#), "{chunk}");
+    }
 }
