@@ -11,11 +11,15 @@ use agent_toolkit::a2a::client::{
 };
 use agent_toolkit::a2a::server::{A2aAgentServer, A2aToolServer, ServerOptions};
 use agent_toolkit::prelude::*;
+use agent_toolkit::tool::Attachment;
 use agent_toolkit::{
     ReActAgent,
     testing::{ScriptedModel, ScriptedTurn},
 };
-use agent_toolkit::{context::ProgressEvent, error::ToolErrorKind};
+use agent_toolkit::{
+    context::{LogLevel, ProgressEvent},
+    error::ToolErrorKind,
+};
 use serde_json::json;
 
 use crate::support::json_of;
@@ -60,7 +64,21 @@ async fn slow(
         progress.progress(i, Some(f64::from(steps)), format!("{i}/{steps}"));
     }
     guard.1 = true;
+    progress.log(LogLevel::Notice, format!("counted to {steps}"));
     format!("counted to {steps}")
+}
+
+/// A picture of the screen, with its caption as a document.
+#[tool(read_only)]
+fn snapshot() -> ToolOutput {
+    ToolOutput::text("a snapshot")
+        .with_attachment(Attachment::image([137u8, 80, 78, 71], "image/png"))
+        .with_attachment(Attachment::text(
+            "mem://caption",
+            "text/markdown",
+            "# Screen",
+        ))
+        .with_attachment(Attachment::blob("mem://raw", "application/pdf", [1u8, 2]))
 }
 
 /// Always fails.
@@ -84,6 +102,7 @@ async fn tool_server(token: Option<&str>) -> ToolServer {
         .register(Secret)
         .register(Slow)
         .register(Fail)
+        .register(Snapshot)
         .context_shared(drops.clone())
         .build()
         .unwrap();
@@ -109,7 +128,7 @@ async fn remote_tools(version: WireVersion) {
         .add_agent("rs", AgentConfig::new(&server.url).prefer_version(version))
         .await
         .unwrap();
-    assert_eq!(names, ["rs_add", "rs_slow", "rs_fail"]);
+    assert_eq!(names, ["rs_add", "rs_slow", "rs_fail", "rs_snapshot"]);
     assert_eq!(registry.agent("rs").unwrap().version(), version);
     let local = Toolkit::builder()
         .register(registry.tools())
@@ -164,6 +183,25 @@ async fn remote_tools(version: WireVersion) {
         .await;
     assert_eq!(bad.error().unwrap().kind(), ToolErrorKind::InvalidArguments);
 
+    // Attachments come after the result's parts and arrive whole, in order; the text stays
+    // the text.
+    let snapshot = local
+        .call(ToolCall::json("c6", "rs_snapshot", json!({})), &ctx)
+        .await;
+    let snapshot = snapshot.output().unwrap();
+    assert_eq!(snapshot.as_text(), "a snapshot");
+    assert_eq!(
+        snapshot.attachments(),
+        server
+            .toolkit
+            .call(ToolCall::json("c7", "snapshot", json!({})), &ctx)
+            .await
+            .output()
+            .unwrap()
+            .attachments()
+    );
+    assert_eq!(snapshot.attachments().len(), 3);
+
     // Progress crosses both toolkits.
     let (ctx, mut progress) = ToolContext::new().progress_channel(8);
     let counted = local
@@ -184,6 +222,16 @@ async fn remote_tools(version: WireVersion) {
             total: Some(2.0),
             message: "1/2".into()
         }
+    );
+    // The tool's log message too, after its progress.
+    let rest: Vec<_> = std::iter::from_fn(|| progress.try_recv().ok()).collect();
+    assert_eq!(
+        rest.last().map(|p| &p.event),
+        Some(&ProgressEvent::Log {
+            level: LogLevel::Notice,
+            message: "counted to 2".into()
+        }),
+        "{rest:?}"
     );
 
     // `invoke`, outside any toolkit, forwards progress to the context's channel too.

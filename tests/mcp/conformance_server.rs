@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use agent_toolkit::context::LogLevel;
 use agent_toolkit::prelude::*;
+use agent_toolkit::tool::Attachment;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -50,6 +51,71 @@ async fn test_tool_with_logging(#[ctx] log: ToolEmitter) -> &'static str {
     "Logging test completed"
 }
 
+/// A 1×1 red PNG.
+const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+fn red_pixel() -> Attachment {
+    Attachment::Image {
+        data: RED_PIXEL_PNG.into(),
+        mime_type: "image/png".into(),
+    }
+}
+
+/// A tenth of a second of silence: 8-bit mono PCM at 8 kHz, as a WAV file.
+fn silence_wav() -> Vec<u8> {
+    let samples = 800u32;
+    let mut wav = Vec::with_capacity(44 + samples as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + samples).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // sample rate
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // byte rate
+    wav.extend_from_slice(&1u16.to_le_bytes()); // block align
+    wav.extend_from_slice(&8u16.to_le_bytes()); // bits per sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&samples.to_le_bytes());
+    wav.resize(44 + samples as usize, 128); // 8-bit silence is 128
+    wav
+}
+
+/// Answers with an image (a red pixel).
+#[tool(read_only)]
+fn test_image_content() -> ToolOutput {
+    ToolOutput::text("A red pixel (PNG) is attached.").with_attachment(red_pixel())
+}
+
+/// Answers with audio (silence).
+#[tool(read_only)]
+fn test_audio_content() -> ToolOutput {
+    ToolOutput::text("A tenth of a second of silence (WAV) is attached.")
+        .with_attachment(Attachment::audio(silence_wav(), "audio/wav"))
+}
+
+/// Answers with an embedded text resource.
+#[tool(read_only)]
+fn test_embedded_resource() -> ToolOutput {
+    ToolOutput::text("").with_attachment(Attachment::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    ))
+}
+
+/// Answers with text, an image and an embedded JSON resource.
+#[tool(read_only)]
+fn test_multiple_content_types() -> ToolOutput {
+    ToolOutput::text("Multiple content types test:")
+        .with_attachment(red_pixel())
+        .with_attachment(Attachment::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ))
+}
+
 /// A street address (the `address` definition the scenario looks for under `$defs`).
 #[derive(Deserialize, JsonSchema)]
 #[schemars(rename = "address")]
@@ -74,6 +140,10 @@ fn toolkit() -> Toolkit {
         .register(TestErrorHandling)
         .register(TestToolWithProgress)
         .register(TestToolWithLogging)
+        .register(TestImageContent)
+        .register(TestAudioContent)
+        .register(TestEmbeddedResource)
+        .register(TestMultipleContentTypes)
         .register(JsonSchemaTool)
         .build()
         .expect("the conformance tools register")

@@ -24,11 +24,13 @@
 //! | [`parts`] | the data parts of client-side tools — definitions, calls, results — in both dialects | — |
 //! | `extensions` | the extension URIs on our cards ([`TOOLS_EXTENSION_URI`], [`CLIENT_TOOLS_EXTENSION_URI`]) and their metadata keys | — |
 //! | `compat` (crate-private) | A2A 0.3 JSON to and from the 1.0 types, at the transport boundary | — |
+//! | `attachments` (crate-private) | a result's [`Attachment`](crate::tool::Attachment)s as parts after the result, both ways | — |
 //! | [`client`] | [`AgentConfig`](client::AgentConfig), connections, remote tools, the client-side tools loop | `parts`, `extensions`, `compat` |
 //! | [`server`] | the HTTP layer ([`a2a_router`](server::a2a_router)) and the two servers | `parts`, `extensions`, `compat` |
 //!
 //! The client and the server never depend on each other: what both need is in the first three.
 
+mod attachments;
 pub mod client;
 pub(crate) mod compat;
 mod extensions;

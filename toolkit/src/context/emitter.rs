@@ -84,6 +84,27 @@ impl LogLevel {
     }
 }
 
+impl std::str::FromStr for LogLevel {
+    type Err = String;
+
+    /// A level by the name [`as_str`](Self::as_str) gives (ASCII case ignored).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let all = [
+            LogLevel::Debug,
+            LogLevel::Info,
+            LogLevel::Notice,
+            LogLevel::Warning,
+            LogLevel::Error,
+            LogLevel::Critical,
+            LogLevel::Alert,
+            LogLevel::Emergency,
+        ];
+        all.into_iter()
+            .find(|level| level.as_str().eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("`{name}` is not a log level (debug, info, notice, warning, error, critical, alert, emergency)"))
+    }
+}
+
 impl fmt::Display for LogLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

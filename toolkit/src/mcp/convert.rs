@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::dialect::Dialect;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::ToolDefinition;
-use crate::tool::{Content, ToolOptions, ToolOutput, ToolResult};
+use crate::tool::{Attachment, Content, ToolOptions, ToolOutput, ToolResult};
 use crate::toolkit::Toolkit;
 use crate::util::{json_kind, prefix};
 
@@ -64,9 +64,20 @@ pub(super) fn call_result(
         },
         Content::Text(_) => None,
     };
+    // The text block, then one block per attachment (no empty text block before media).
+    let attachments = output.attachments();
+    let content = || {
+        let text = output.as_text();
+        let mut blocks = Vec::with_capacity(1 + attachments.len());
+        if !text.is_empty() || attachments.is_empty() {
+            blocks.push(ContentBlock::text(text));
+        }
+        blocks.extend(attachments.iter().map(attachment_block));
+        blocks
+    };
     match structured {
         Some(value) => {
-            let mut answer = CallToolResult::success(vec![ContentBlock::text(output.as_text())]);
+            let mut answer = CallToolResult::success(content());
             answer.structured_content = Some(value);
             answer
         }
@@ -77,7 +88,35 @@ pub(super) fn call_result(
             result.name,
             prefix(output.as_text(), 200)
         )),
-        None => CallToolResult::success(vec![ContentBlock::text(output.as_text())]),
+        None => CallToolResult::success(content()),
+    }
+}
+
+/// An attachment as an MCP content block: `image`, `audio`, or an embedded `resource`.
+fn attachment_block(attachment: &Attachment) -> ContentBlock {
+    let with_type = |mut contents: ResourceContents, media: &str| {
+        match &mut contents {
+            ResourceContents::TextResourceContents { mime_type, .. }
+            | ResourceContents::BlobResourceContents { mime_type, .. } => {
+                *mime_type = Some(media.to_owned());
+            }
+            _ => {}
+        }
+        contents
+    };
+    match attachment {
+        Attachment::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Attachment::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        Attachment::Text {
+            uri,
+            mime_type,
+            text,
+        } => ContentBlock::resource(with_type(ResourceContents::text(text, uri), mime_type)),
+        Attachment::Blob {
+            uri,
+            mime_type,
+            data,
+        } => ContentBlock::resource(with_type(ResourceContents::blob(data, uri), mime_type)),
     }
 }
 
@@ -104,37 +143,75 @@ pub(super) fn options_from(tool: &Tool) -> ToolOptions {
 }
 
 /// What an imported tool's answer means for the model: `isError` results become execution
-/// errors, `structuredContent` becomes JSON output, anything else text. Content the model
-/// cannot read as text (images, audio, embedded binaries) is described in the text and kept
-/// whole in the output's metadata under `mcp_content`.
+/// errors, `structuredContent` becomes JSON output, anything else text. Images, audio and
+/// embedded resources become the output's [`Attachment`]s, each described in the text
+/// (`[image: image/png]`; a text resource's text is given whole); content of kinds this
+/// library does not know is described as `[content]` and kept in the metadata under
+/// `mcp_content`.
 pub(super) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
     let mut texts = Vec::new();
-    let mut other = Vec::new();
+    let mut attachments = Vec::new();
+    let mut unknown = Vec::new();
     for block in &result.content {
-        match block {
-            ContentBlock::Text(t) => texts.push(t.text.clone()),
-            ContentBlock::Image(i) => {
-                texts.push(format!("[image: {}]", i.mime_type));
-                other.push(block);
+        let attachment = match block {
+            ContentBlock::Text(t) => {
+                texts.push(t.text.clone());
+                continue;
             }
-            ContentBlock::Audio(a) => {
-                texts.push(format!("[audio: {}]", a.mime_type));
-                other.push(block);
+            ContentBlock::Image(i) => Attachment::Image {
+                data: i.data.clone(),
+                mime_type: i.mime_type.clone(),
+            },
+            ContentBlock::Audio(a) => Attachment::Audio {
+                data: a.data.clone(),
+                mime_type: a.mime_type.clone(),
+            },
+            ContentBlock::ResourceLink(r) => {
+                texts.push(format!("[resource: {}]", r.uri));
+                continue;
             }
-            ContentBlock::ResourceLink(r) => texts.push(format!("[resource: {}]", r.uri)),
             ContentBlock::Resource(r) => match &r.resource {
-                ResourceContents::TextResourceContents { text, .. } => texts.push(text.clone()),
-                ResourceContents::BlobResourceContents { uri, .. } => {
-                    texts.push(format!("[resource: {uri}]"));
-                    other.push(block);
+                ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text,
+                    ..
+                } => {
+                    // The model reads the document itself.
+                    texts.push(text.clone());
+                    attachments.push(Attachment::Text {
+                        uri: uri.clone(),
+                        mime_type: mime_type.clone().unwrap_or_else(|| "text/plain".into()),
+                        text: text.clone(),
+                    });
+                    continue;
                 }
-                _ => texts.push("[resource]".into()),
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => Attachment::Blob {
+                    uri: uri.clone(),
+                    mime_type: mime_type
+                        .clone()
+                        .unwrap_or_else(|| "application/octet-stream".into()),
+                    data: blob.clone(),
+                },
+                _ => {
+                    texts.push("[resource]".into());
+                    unknown.push(block);
+                    continue;
+                }
             },
             _ => {
                 texts.push("[content]".into());
-                other.push(block);
+                unknown.push(block);
+                continue;
             }
-        }
+        };
+        texts.push(attachment.describe());
+        attachments.push(attachment);
     }
     let text = texts.join("\n");
     if result.is_error == Some(true) {
@@ -149,8 +226,11 @@ pub(super) fn tool_output(result: CallToolResult) -> Result<ToolOutput, ToolErro
         Some(value) => ToolOutput::json(&value)?,
         None => ToolOutput::text(text),
     };
-    if !other.is_empty() {
-        let blocks: Vec<Value> = other
+    for attachment in attachments {
+        output = output.with_attachment(attachment);
+    }
+    if !unknown.is_empty() {
+        let blocks: Vec<Value> = unknown
             .iter()
             .filter_map(|b| serde_json::to_value(b).ok())
             .collect();
@@ -214,5 +294,46 @@ mod tests {
             "arguments must be an object"
         );
         assert_eq!(arguments_object("").unwrap(), None);
+    }
+
+    /// Served: the text block, then one block per attachment; imported back: the same
+    /// attachments, each described in the text the model reads.
+    #[test]
+    fn attachments_become_content_blocks_and_back() {
+        let output = ToolOutput::text("see attached")
+            .with_attachment(Attachment::image([1u8, 2, 3], "image/png"))
+            .with_attachment(Attachment::audio([4u8], "audio/wav"))
+            .with_attachment(Attachment::text("test://doc", "text/markdown", "# Doc"))
+            .with_attachment(Attachment::blob("test://bin", "application/pdf", [5u8]));
+        let served = call_result(&result(Ok(output.clone())), || false);
+        assert_eq!(
+            serde_json::to_value(&served.content).unwrap(),
+            json!([
+                {"type": "text", "text": "see attached"},
+                {"type": "image", "data": "AQID", "mimeType": "image/png"},
+                {"type": "audio", "data": "BA==", "mimeType": "audio/wav"},
+                {"type": "resource", "resource":
+                    {"uri": "test://doc", "mimeType": "text/markdown", "text": "# Doc"}},
+                {"type": "resource", "resource":
+                    {"uri": "test://bin", "mimeType": "application/pdf", "blob": "BQ=="}}
+            ])
+        );
+        let imported = tool_output(served).unwrap();
+        assert_eq!(imported.attachments(), output.attachments());
+        assert_eq!(
+            imported.as_text(),
+            "see attached\n[image: image/png]\n[audio: audio/wav]\n# Doc\n\
+             [resource: test://bin (application/pdf)]"
+        );
+        assert!(imported.metadata.get("mcp_content").is_none());
+
+        // Media alone: no empty text block before it.
+        let alone = ToolOutput::text("").with_attachment(Attachment::image([1u8], "image/png"));
+        let served = call_result(&result(Ok(alone)), || false);
+        assert_eq!(served.content.len(), 1);
+        assert_eq!(
+            serde_json::to_value(&served.content[0]).unwrap()["type"],
+            "image"
+        );
     }
 }

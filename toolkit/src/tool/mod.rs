@@ -9,9 +9,11 @@
 //!   parameters, made from the spec when the tool is registered (presets leave it, hidden
 //!   parameters never enter it).
 //! - The model sends a [`ToolCall`]; the toolkit answers each with exactly one [`ToolResult`],
-//!   whose success is a [`ToolOutput`] (made from any [`IntoToolOutput`] return value).
+//!   whose success is a [`ToolOutput`] (made from any [`IntoToolOutput`] return value), with
+//!   any [`Attachment`]s (images, audio, documents) beside what the model reads.
 
 mod agent_tool;
+mod attachment;
 mod call;
 mod definition;
 mod output;
@@ -22,6 +24,7 @@ mod typed;
 pub use crate::args::ToolArgs;
 pub use crate::param::{ParamKind, ParamSpec};
 pub use agent_tool::{AgentTool, ToolFuture};
+pub use attachment::Attachment;
 pub use call::ToolCall;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use output::{Content, IntoToolOutput, Json, Suspension, ToolOutput};

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::Attachment;
 use crate::error::{IntoToolError, ToolError};
 
 /// What a tool produced for the model.
@@ -68,6 +69,33 @@ impl ToolOutput {
         self
     }
 
+    /// Attach media (an image, audio, a document) beside what the model reads; see
+    /// [`Attachment`] for where it goes. Kept in order, in the metadata under
+    /// `agent_toolkit.attachments` (so every store that keeps an output keeps them).
+    pub fn with_attachment(mut self, attachment: Attachment) -> Self {
+        let value = serde_json::to_value(&attachment).unwrap_or(Value::Null);
+        match self.metadata.get_mut(ATTACHMENTS_KEY) {
+            Some(Value::Array(all)) => all.push(value),
+            _ => {
+                self.metadata
+                    .insert(ATTACHMENTS_KEY.to_owned(), Value::Array(vec![value]));
+            }
+        }
+        self
+    }
+
+    /// The attached media, in the order attached ([`with_attachment`](Self::with_attachment));
+    /// entries that are not attachments (written into the metadata by hand) are skipped.
+    pub fn attachments(&self) -> Vec<Attachment> {
+        match self.metadata.get(ATTACHMENTS_KEY) {
+            Some(Value::Array(all)) => all
+                .iter()
+                .filter_map(|value| serde_json::from_value(value.clone()).ok())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The content as the text a model reads.
     pub fn as_text(&self) -> &str {
         match &self.content {
@@ -104,6 +132,9 @@ impl ToolOutput {
         }
     }
 }
+
+/// Where attachments ride in an output's metadata.
+const ATTACHMENTS_KEY: &str = "agent_toolkit.attachments";
 
 /// Where a suspension rides in an output's metadata.
 const SUSPENSION_KEY: &str = "agent_toolkit.suspension";

@@ -8,13 +8,14 @@ use serde_json::{Value, json};
 
 use crate::a2a::extensions::RESULT_WRAPPED;
 use crate::a2a::parts::integral_floats_to_ints;
-use crate::context::ToolEmitter;
+use crate::context::{LogLevel, ToolEmitter};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::ToolOutput;
 
 /// Progress in a WORKING status message → the local emitter. A data part with a numeric
 /// `progress` (or `done`) is a progress report (`total` and `message` optional); any other data
-/// part with a `chunk` string, and any text part, is a chunk of partial output.
+/// part with a `chunk` string, and any text part, is a chunk of partial output; a data part
+/// with a `log` level is a log message.
 pub(super) fn forward_progress(emitter: &ToolEmitter, message: &Message) {
     for part in &message.parts {
         match &part.content {
@@ -32,6 +33,11 @@ pub(super) fn forward_progress(emitter: &ToolEmitter, message: &Message) {
                     emitter.progress(done, total, text);
                 } else if let Some(chunk) = data.get("chunk").and_then(Value::as_str) {
                     emitter.chunk(chunk);
+                } else if let Some(level) = data.get("log").and_then(Value::as_str) {
+                    // A log message of the remote tool; an unknown level is logged as `info`.
+                    let level = level.parse().unwrap_or(LogLevel::Info);
+                    let text = data.get("message").and_then(Value::as_str);
+                    emitter.log(level, text.unwrap_or_default());
                 }
             }
             PartContent::Text(text) if !text.is_empty() => emitter.chunk(text.clone()),

@@ -18,6 +18,7 @@ use super::output::{
     add_artifact, error_message, forward_progress, meta_flag, parts_output, parts_text,
     remote_tool_error, result_output, with_artifact_metadata,
 };
+use crate::a2a::attachments::part_attachment;
 use crate::a2a::extensions::TOOLS_EXTENSION_URI;
 use crate::args::ToolArgs;
 use crate::context::{FromToolContext, ToolContext, ToolEmitter};
@@ -393,6 +394,23 @@ impl ToolInner {
         } else {
             marked
         };
+        // The result's attachments (file parts, marked text parts) come off before it is read.
+        let mut attachments = Vec::new();
+        let stripped: Vec<Artifact> = chosen
+            .iter()
+            .map(|artifact| {
+                let mut artifact = (*artifact).clone();
+                artifact.parts.retain(|part| match part_attachment(part) {
+                    Some(attachment) => {
+                        attachments.push(attachment);
+                        false
+                    }
+                    None => true,
+                });
+                artifact
+            })
+            .collect();
+        let chosen: Vec<&Artifact> = stripped.iter().collect();
         let is_error = chosen
             .iter()
             .any(|a| meta_flag(a.metadata.as_ref(), "is_error"));
@@ -416,7 +434,10 @@ impl ToolInner {
         } else {
             result_output(&chosen)
         };
-        let output = with_artifact_metadata(output, &chosen);
+        let mut output = with_artifact_metadata(output, &chosen);
+        for attachment in attachments {
+            output = output.with_attachment(attachment);
+        }
         Ok(output.with_metadata("a2a_task_id", Value::from(task.id)))
     }
 

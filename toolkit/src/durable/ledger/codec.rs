@@ -163,3 +163,34 @@ pub(super) fn results_of(rows: Vec<Row>) -> Vec<ToolResult> {
     }
     results
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::Attachment;
+
+    /// A finished job's result comes back as it was stored: its text, its metadata, and the
+    /// attachments that ride in the metadata.
+    #[test]
+    fn a_stored_result_keeps_its_metadata_and_attachments() {
+        let output = ToolOutput::text("the chart")
+            .with_metadata("rows", serde_json::json!(3))
+            .with_attachment(Attachment::image([1u8, 2, 3], "image/png"));
+        let result = ToolResult::new("c1", "chart", Ok(output.clone()), 2);
+        let row = Row {
+            id: 7,
+            call_id: "c1".into(),
+            tool: "chart".into(),
+            arguments: "{}".into(),
+            state: "finished".into(),
+            result: Some(encode_result(&result)),
+            taken: false,
+            submitted_ms: 0,
+            started_by: None,
+        };
+        let back = results_of(vec![row]).pop().unwrap();
+        assert_eq!(back.output(), Some(&output));
+        assert_eq!(back.attempts, 2);
+        assert_eq!(back.output().unwrap().attachments().len(), 1);
+    }
+}

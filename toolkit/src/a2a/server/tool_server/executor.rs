@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::emit::{self, EventStream, Events};
 use super::super::validate::ANSWER_ONCE;
+use crate::a2a::attachments::attachment_part;
 use crate::a2a::extensions::{PROGRESS, RESULT_WRAPPED};
 use crate::a2a::parts::integral_floats_to_ints;
 use crate::context::{ProgressEvent, ToolContext, ToolProgress};
@@ -241,41 +242,51 @@ fn result_artifact(result: &ToolResult, elapsed: Duration) -> a2a::Artifact {
     metadata.insert("tool_name".into(), result.name.clone().into());
     let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     metadata.insert("execution_time_ms".into(), millis.into());
-    let data = |value: Value| Part::data(value).with_media_type(JSON);
-    let text = |text: &str| Part::text(text).with_media_type(TEXT);
     let parts = match &result.outcome {
         Ok(output) => {
             metadata.insert("is_error".into(), false.into());
-            let value = match &output.content {
-                Content::Json(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
-                Content::Text(_) => None,
-            };
-            match value {
-                Some(object @ Value::Object(_)) => vec![data(object)],
-                // A2A 0.3 data must be an object, and a 004 reader expects one: other JSON is
-                // wrapped the same way on both wires, and `wrapped` says so.
-                Some(other) => {
-                    metadata.insert(RESULT_WRAPPED.into(), true.into());
-                    vec![data(json!({ "result": other }))]
-                }
-                None => {
-                    let output_text = output.as_text();
-                    metadata.insert(RESULT_WRAPPED.into(), true.into());
-                    vec![data(json!({ "result": output_text })), text(output_text)]
-                }
-            }
+            let mut parts = result_parts(output, &mut metadata);
+            parts.extend(output.attachments().iter().map(attachment_part));
+            parts
         }
         Err(error) => {
             metadata.insert("is_error".into(), true.into());
             metadata.insert("error_kind".into(), error.kind().as_str().into());
             metadata.insert("retryable".into(), error.is_retryable().into());
             vec![
-                data(json!({ "error": error.message() })),
-                text(error.message()),
+                Part::data(json!({ "error": error.message() })).with_media_type(JSON),
+                Part::text(error.message()).with_media_type(TEXT),
             ]
         }
     };
     emit::artifact(&result.name, parts, Some(metadata))
+}
+
+/// The parts carrying a successful output (its attachments follow them).
+fn result_parts(
+    output: &crate::tool::ToolOutput,
+    metadata: &mut HashMap<String, Value>,
+) -> Vec<Part> {
+    let data = |value: Value| Part::data(value).with_media_type(JSON);
+    let text = |text: &str| Part::text(text).with_media_type(TEXT);
+    let value = match &output.content {
+        Content::Json(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
+        Content::Text(_) => None,
+    };
+    match value {
+        Some(object @ Value::Object(_)) => vec![data(object)],
+        // A2A 0.3 data must be an object, and a 004 reader expects one: other JSON is
+        // wrapped the same way on both wires, and `wrapped` says so.
+        Some(other) => {
+            metadata.insert(RESULT_WRAPPED.into(), true.into());
+            vec![data(json!({ "result": other }))]
+        }
+        None => {
+            let output_text = output.as_text();
+            metadata.insert(RESULT_WRAPPED.into(), true.into());
+            vec![data(json!({ "result": output_text })), text(output_text)]
+        }
+    }
 }
 
 #[cfg(test)]

@@ -61,13 +61,17 @@ const DEFAULT_DESCRIPTION: &str = "Tools served by agent-toolkit: every skill ta
 /// task too, with the [`ToolErrorKind`](crate::error::ToolErrorKind) name as `error_kind`, the way
 /// MCP reports tool errors (`isError`) as results rather than protocol errors.
 /// `execution_time_ms` is the time the call took here (retries included, waiting for a
-/// [`max_concurrent_calls`](Self::max_concurrent_calls) slot not).
+/// [`max_concurrent_calls`](Self::max_concurrent_calls) slot not). A successful output's
+/// [`Attachment`](crate::tool::Attachment)s follow those parts, one each: images, audio and
+/// binary documents as file parts (bytes and media type, a document's URI as the file name),
+/// text documents as text parts, each with `metadata {attachment: "image" | "audio" | "text" |
+/// "blob", mimeType, uri?}`; `RemoteTool` hands them back as attachments.
 ///
 /// **Streaming** (`SendStreamingMessage`, 0.3 `message/stream`): `task` (SUBMITTED) →
 /// `statusUpdate` (WORKING) → one WORKING `statusUpdate` per [`ToolEmitter`](crate::ToolEmitter)
 /// event, its status message holding a progress data part (`metadata.type = "progress"`,
-/// data `{"progress": done, "total"?: total, "message": text}`, or `{"chunk": text}` for
-/// partial output) → `artifactUpdate` → `statusUpdate`
+/// data `{"progress": done, "total"?: total, "message": text}`, `{"chunk": text}` for
+/// partial output, or `{"log": level, "message": text}` for a log message) → `artifactUpdate` → `statusUpdate`
 /// (COMPLETED). A blocking `SendMessage` (no `returnImmediately`, no push notifications), whose
 /// answer is the finished task and which nothing watches step by step, skips the intermediate
 /// events: the task is SUBMITTED until it is stored finished in one step (WORKING in between
