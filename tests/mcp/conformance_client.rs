@@ -8,8 +8,21 @@
 //! scenario names. Exit status 0 when every step worked, 1 with the error on stderr otherwise;
 //! the suite judges the traffic itself.
 
+use agent_toolkit::context::{AskError, Caller, Elicitation, Elicited};
 use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpTarget};
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
+
+/// The user of this client: accepts every form without filling in a field, so every answer
+/// is the form's defaults, which the library fills in (SEP-1034).
+struct AcceptsDefaults;
+
+impl Caller for AcceptsDefaults {
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, Result<Elicited<Value>, AskError>> {
+        eprintln!("asked: {}", request.message);
+        Box::pin(async { Ok(Elicited::Accepted(json!({}))) })
+    }
+}
 
 /// The tool a scenario's server wants called, and the arguments (`None`: the scenario checks
 /// only the handshake and the listing). `listed` is what the server listed.
@@ -28,7 +41,8 @@ fn call_for(scenario: &str, listed: &[String]) -> Option<(String, Value)> {
 async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let options = McpClientOptions::new()
         .client_info("agent-toolkit-conformance", env!("CARGO_PKG_VERSION"))
-        .era(McpEra::Handshake);
+        .era(McpEra::Handshake)
+        .elicitation(AcceptsDefaults);
     let client = McpClient::with_options(McpTarget::url(url), options);
     let tools = client.list_tools().await.map_err(|e| e.to_string())?;
     let listed: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();

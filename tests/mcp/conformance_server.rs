@@ -8,11 +8,12 @@
 
 use std::time::Duration;
 
-use agent_toolkit::context::LogLevel;
+use agent_toolkit::context::{Elicitation, Elicited, Elicitor, LogLevel, Sampler, Sampling};
 use agent_toolkit::prelude::*;
 use agent_toolkit::tool::Attachment;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// Answers with one text block.
 #[tool(read_only)]
@@ -116,6 +117,137 @@ fn test_multiple_content_types() -> ToolOutput {
         ))
 }
 
+/// What `test_elicitation` asks for.
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct Contact {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for a name and an email address (`elicitation/create`).
+#[tool]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    #[ctx] ask: Elicitor,
+) -> Result<String, ToolError> {
+    let answer = match ask.elicit::<Contact>(message).await? {
+        Elicited::Accepted(contact) => {
+            format!(
+                "action: accept, content: {}",
+                serde_json::to_string(&contact)?
+            )
+        }
+        Elicited::Declined => "action: decline".into(),
+        Elicited::Cancelled => "action: cancel".into(),
+    };
+    Ok(format!("User response: <{answer}>"))
+}
+
+/// A status (SEP-1034's enum field).
+#[derive(Deserialize, Serialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct Profile {
+    #[serde(default = "Profile::name")]
+    name: String,
+    #[serde(default = "Profile::age")]
+    age: i64,
+    #[serde(default = "Profile::score")]
+    score: f64,
+    #[serde(default)]
+    status: Status,
+    #[serde(default = "Profile::verified")]
+    verified: bool,
+}
+
+impl Profile {
+    fn name() -> String {
+        "John Doe".into()
+    }
+    fn age() -> i64 {
+        30
+    }
+    fn score() -> f64 {
+        95.5
+    }
+    fn verified() -> bool {
+        true
+    }
+}
+
+/// The answer as the SEP scenarios want it.
+fn completed(answer: Elicited<Value>) -> String {
+    let (action, content) = match answer {
+        Elicited::Accepted(content) => ("accept", content.to_string()),
+        Elicited::Declined => ("decline", "{}".into()),
+        Elicited::Cancelled => ("cancel", "{}".into()),
+    };
+    format!("Elicitation completed: action={action}, content={content}")
+}
+
+/// Asks with a form whose fields all have defaults (a typed form: `Profile`).
+#[tool]
+async fn test_elicitation_sep1034_defaults(#[ctx] ask: Elicitor) -> Result<String, ToolError> {
+    let answer = match ask.elicit::<Profile>("Please review your profile").await? {
+        Elicited::Accepted(profile) => Elicited::Accepted(serde_json::to_value(profile)?),
+        Elicited::Declined => Elicited::Declined,
+        Elicited::Cancelled => Elicited::Cancelled,
+    };
+    Ok(completed(answer))
+}
+
+/// Asks with the five kinds of enum field of SEP-1330 (a form written by hand).
+#[tool]
+async fn test_elicitation_sep1330_enums(#[ctx] ask: Elicitor) -> Result<String, ToolError> {
+    let titled = |values: [(&str, &str); 3]| {
+        values
+            .map(|(value, title)| json!({"const": value, "title": title}))
+            .to_vec()
+    };
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": titled([
+                ("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")
+            ])},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array",
+                              "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": titled([
+                ("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")
+            ])}}
+        }
+    });
+    let answer = ask
+        .ask(Elicitation::new("Choose your options", form))
+        .await?;
+    Ok(completed(answer))
+}
+
+/// Asks the client's model to answer `prompt` (`sampling/createMessage`).
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    #[ctx] sampler: Sampler,
+) -> Result<String, ToolError> {
+    let answer = sampler.sample(Sampling::prompt(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", answer.text))
+}
+
 /// A street address (the `address` definition the scenario looks for under `$defs`).
 #[derive(Deserialize, JsonSchema)]
 #[schemars(rename = "address")]
@@ -144,6 +276,10 @@ fn toolkit() -> Toolkit {
         .register(TestAudioContent)
         .register(TestEmbeddedResource)
         .register(TestMultipleContentTypes)
+        .register(TestElicitation)
+        .register(TestElicitationSep1034Defaults)
+        .register(TestElicitationSep1330Enums)
+        .register(TestSampling)
         .register(JsonSchemaTool)
         .build()
         .expect("the conformance tools register")

@@ -10,6 +10,7 @@ mod peers;
 #[path = "../tls/mod.rs"]
 mod tls;
 
+mod ask;
 mod attachments;
 mod auth;
 mod bad_input;

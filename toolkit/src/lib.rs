@@ -101,7 +101,7 @@
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
 //! | `tls` | which certificates the HTTP clients trust | — |
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
-//! | `model` | [`ChatModel`] and the HTTP providers | `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
+//! | `model` | [`ChatModel`] and the HTTP providers; a model answering sampling requests | `context`, `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
 //! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |

@@ -9,10 +9,11 @@
 //!
 //! Parameters marked `#[ctx]` are filled through [`FromToolContext`], a small trait anyone can
 //! implement, the way axum's `FromRequestParts` works; [`Ctx<T>`], [`ToolEmitter`],
-//! [`CallInfo`], [`AgentInfo`] and [`CancellationToken`] are ordinary
-//! implementations of it.
+//! [`CallInfo`], [`AgentInfo`], [`CancellationToken`], and [`Elicitor`] and [`Sampler`]
+//! (asking the caller, over the [`Caller`] in the context) are ordinary implementations of it.
 
 mod agent_info;
+mod ask;
 mod emitter;
 mod extract;
 
@@ -24,6 +25,7 @@ use tokio::sync::mpsc;
 pub use tokio_util::sync::CancellationToken;
 
 pub use agent_info::AgentInfo;
+pub use ask::{AskError, Caller, Elicitation, Elicited, Elicitor, Sampled, Sampler, Sampling};
 pub use emitter::{LogLevel, ProgressEvent, ToolEmitter, ToolProgress};
 pub use extract::{CallInfo, ContextReads, ContextRejection, Ctx, FromToolContext};
 

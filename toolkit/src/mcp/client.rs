@@ -8,12 +8,15 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientRequest, Implementation, ProgressNotificationParam, ProtocolVersion,
-    ServerNotification, ServerResult, SubscriptionFilter, Tool,
+    ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData,
+    Implementation, ProgressNotificationParam, ProtocolVersion, Role, ServerNotification,
+    ServerResult, SubscriptionFilter, Tool,
 };
+#[allow(deprecated)] // sampling: the 2025-11-25 era (SEP-2577 drops it later)
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessage};
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer,
-    PeerRequestOptions, RunningService, ServiceError, Subscription,
+    PeerRequestOptions, RequestContext, RunningService, ServiceError, Subscription,
 };
 use std::collections::HashMap;
 
@@ -26,8 +29,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::error::McpError;
 use super::progress::{McpProgress, ProgressRouter};
-use super::target::{McpClientOptions, McpEra, McpTarget};
+use super::target::{Answerer, McpClientOptions, McpEra, McpTarget};
 use super::types::CallToolResult;
+use crate::context::{Elicitation, Elicited, Sampling};
 use crate::error::Cause;
 use crate::tls::TrustedRoots;
 use crate::util::{OnDrop, json_kind};
@@ -510,6 +514,8 @@ impl ClientInner {
             progress: self.progress.clone(),
             tools_changed: self.tools_changed.clone(),
             info: self.client_config(),
+            elicitation: self.options.elicitation.clone(),
+            sampling: self.options.sampling.clone(),
         };
         let target = self.target.to_string();
         match &self.target {
@@ -615,8 +621,17 @@ impl ClientInner {
     }
 
     fn client_config(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.options.elicitation.is_some() {
+            let mut elicitation = rmcp::model::ElicitationCapability::new();
+            elicitation.form = Some(rmcp::model::FormElicitationCapability::default());
+            capabilities.elicitation = Some(elicitation);
+        }
+        if self.options.sampling.is_some() {
+            capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
+        }
         let mut config = ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new(self.options.name.clone(), self.options.version.clone()),
         );
         config.protocol_version = ProtocolVersion::V_2025_11_25;
@@ -632,11 +647,14 @@ impl fmt::Debug for McpClient {
     }
 }
 
-/// The client side of the session: routes progress and list-changed notifications.
+/// The client side of the session: routes progress and list-changed notifications, and hands
+/// the server's questions to the callers the options name.
 struct ClientSide {
     progress: Arc<ProgressRouter>,
     tools_changed: watch::Sender<u64>,
     info: ClientConfig,
+    elicitation: Option<Answerer>,
+    sampling: Option<Answerer>,
 }
 
 impl ClientHandler for ClientSide {
@@ -654,6 +672,81 @@ impl ClientHandler for ClientSide {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|v| *v += 1);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let Some(Answerer(caller)) = &self.elicitation else {
+            return Err(ErrorData::invalid_request(
+                "this client answers no elicitation (it did not declare the capability)",
+                None,
+            ));
+        };
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Err(ErrorData::invalid_params(
+                "this client answers form elicitation only (it did not declare `url`)",
+                None,
+            ));
+        };
+        let schema = serde_json::to_value(&requested_schema)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let question = Elicitation::new(message, schema);
+        match caller.elicit(question.clone()).await {
+            Ok(Elicited::Accepted(answer)) => Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(question.with_defaults(answer))),
+            Ok(Elicited::Declined) => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            Ok(Elicited::Cancelled) => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    #[allow(deprecated)] // sampling: the 2025-11-25 era (SEP-2577 drops it later)
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(Answerer(caller)) = &self.sampling else {
+            return Err(ErrorData::invalid_request(
+                "this client answers no sampling (it did not declare the capability)",
+                None,
+            ));
+        };
+        let messages = params
+            .messages
+            .iter()
+            .map(|message| {
+                let role = match message.role {
+                    Role::Assistant => "assistant",
+                    _ => "user",
+                };
+                let text: Vec<String> = message
+                    .content
+                    .iter()
+                    .filter_map(|block| block.as_text().map(|t| t.text.clone()))
+                    .collect();
+                (role.to_owned(), text.join("\n"))
+            })
+            .collect();
+        let mut request = Sampling::prompt("", params.max_tokens);
+        request.messages = messages;
+        request.system_prompt = params.system_prompt;
+        let answer = caller
+            .sample(request)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let mut result =
+            CreateMessageResult::new(SamplingMessage::assistant_text(answer.text), answer.model);
+        result.stop_reason = answer.stop_reason;
+        Ok(result)
     }
 }
 

@@ -59,6 +59,7 @@
 //! connection is re-established (a dead child process restarted) on the next call.
 //! [`McpClient`] alone lists and calls tools without any toolkit.
 
+mod caller;
 mod client;
 mod convert;
 mod error;

@@ -17,8 +17,9 @@ use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::caller::McpCaller;
 use super::convert;
-use crate::context::{LogLevel, ProgressEvent, ToolContext, ToolProgress};
+use crate::context::{Caller, LogLevel, ProgressEvent, ToolContext, ToolProgress};
 use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
 use crate::tool::{ToolCall, ToolDefinition};
@@ -385,7 +386,18 @@ impl ServerHandler for McpServer {
         } else {
             self.call_context.clone()
         };
-        let ctx = call_context.with_cancellation(context.ct.clone());
+        // The tool can ask the client (elicitation, sampling) while it runs — in the handshake
+        // era; 2026-07-28 sends no requests to the client during a call.
+        let caller: Arc<dyn Caller> = Arc::new(McpCaller {
+            peer: context.peer.clone(),
+            stateless_revision: context
+                .protocol_version()
+                .filter(|version| !version.has_initialize())
+                .map(|version| version.to_string()),
+        });
+        let ctx = call_context
+            .with(caller)
+            .with_cancellation(context.ct.clone());
         // Every call gets the channel: progress goes out when the request carries a token,
         // log messages at or above the session's level always.
         let (ctx, progress) = ctx.progress_channel(PROGRESS_BUFFER);

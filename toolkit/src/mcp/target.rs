@@ -2,8 +2,10 @@
 //! it waits ([`McpClientOptions`]).
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::context::Caller;
 use crate::endpoint::EndpointSettings;
 
 /// Where an MCP server is.
@@ -104,6 +106,20 @@ pub struct McpClientOptions {
     pub(crate) era: McpEra,
     pub(crate) call_timeout: Duration,
     pub(crate) endpoint: EndpointSettings,
+    /// Who answers the server's questions for the user.
+    pub(crate) elicitation: Option<Answerer>,
+    /// Who answers the server's requests for a completion.
+    pub(crate) sampling: Option<Answerer>,
+}
+
+/// A [`Caller`] that answers a server's requests (shown in `Debug` by its presence only).
+#[derive(Clone)]
+pub(crate) struct Answerer(pub(crate) Arc<dyn Caller>);
+
+impl std::fmt::Debug for Answerer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Caller")
+    }
 }
 
 /// Default longest wait for a connection and its handshake, and for `tools/list`.
@@ -117,6 +133,8 @@ impl Default for McpClientOptions {
             era: McpEra::Newest,
             call_timeout: Duration::from_secs(120),
             endpoint: EndpointSettings::new(),
+            elicitation: None,
+            sampling: None,
         }
     }
 }
@@ -163,6 +181,26 @@ impl McpClientOptions {
     /// [`McpError::Timeout`]: super::McpError::Timeout
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self
+    }
+
+    /// Answer the server's questions for the user (`elicitation/create`, forms) with
+    /// `caller`'s [`elicit`](Caller::elicit); the client then declares the `elicitation`
+    /// capability. Fields the answer leaves out are filled with the form's defaults
+    /// ([`Elicitation::with_defaults`](crate::context::Elicitation::with_defaults)). Without
+    /// it the client declares no elicitation, and a server that asks anyway gets an error,
+    /// not a silent decline.
+    pub fn elicitation(mut self, caller: impl Caller) -> Self {
+        self.elicitation = Some(Answerer(Arc::new(caller)));
+        self
+    }
+
+    /// Answer the server's requests for a completion (`sampling/createMessage`) with
+    /// `caller`'s [`sample`](Caller::sample), e.g. your own model; the client then declares
+    /// the `sampling` capability. Off by default: a server's prompts reach a model only when
+    /// you say so.
+    pub fn sampling(mut self, caller: impl Caller) -> Self {
+        self.sampling = Some(Answerer(Arc::new(caller)));
         self
     }
 

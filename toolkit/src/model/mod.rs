@@ -36,6 +36,7 @@ pub(crate) mod message;
 mod openai;
 mod request;
 mod response;
+mod sampler;
 mod text_calls;
 
 #[cfg(feature = "anthropic")]
@@ -48,6 +49,7 @@ pub use openai::{
 };
 pub use request::{ChatRequest, DeferredTool, GenerationOptions, ToolChoice};
 pub use response::{ChatEvent, ChatResponse, FinishReason, Usage};
+pub use sampler::ModelSampler;
 pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
 use std::sync::Arc;
