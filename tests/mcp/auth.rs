@@ -84,3 +84,49 @@ async fn refusals_are_http_401_with_a_bearer_challenge_for_every_method() {
         assert!(message.contains("Authorization: Bearer"), "{message}");
     }
 }
+
+/// A token that stops being accepted in an open session (revoked, expired): the server's 401
+/// is reported as a refusal naming the request, not as a lost connection, and not retried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_refused_mid_session_is_a_refusal_not_a_lost_connection() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use axum::response::IntoResponse;
+
+    let revoked = Arc::new(AtomicBool::new(false));
+    let gate = revoked.clone();
+    let app = axum::Router::new()
+        .nest_service("/mcp", crate::fixture::toolkit().mcp_http_service())
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let revoked = gate.load(Ordering::SeqCst);
+                async move {
+                    if revoked {
+                        let challenge = [("www-authenticate", r#"Bearer error="invalid_token""#)];
+                        return (axum::http::StatusCode::UNAUTHORIZED, challenge).into_response();
+                    }
+                    next.run(request).await
+                }
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    let client = client(&url, McpEra::Handshake, Some("tok"));
+    assert_eq!(client.list_tools().await.unwrap().len(), 5);
+    revoked.store(true, Ordering::SeqCst);
+    let error = client.list_tools().await.unwrap_err();
+    assert!(
+        matches!(&error, McpError::Unauthorized { method, .. } if method == "tools/list"),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable());
+    let text = error.to_string();
+    assert!(
+        text.contains("HTTP 401") && text.contains("refused the bearer token"),
+        "{text}"
+    );
+}

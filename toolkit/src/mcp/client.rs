@@ -66,11 +66,19 @@ impl From<McpError> for Failed {
 /// or 403 for a token without the scope it wants), what to tell the user: the status, and
 /// what to set.
 fn credentials_refused(error: &ClientInitializeError, sent_token: bool) -> Option<String> {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
     // rmcp's transport error does not name its cause as `source()`: start from its field.
     let ClientInitializeError::TransportError { error, .. } = error else {
         return None;
     };
+    refused_by_transport(error, sent_token)
+}
+
+/// [`credentials_refused`] for the transport's error of a request in an open session.
+fn refused_by_transport(
+    error: &rmcp::transport::DynamicTransportError,
+    sent_token: bool,
+) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
     while let Some(current) = cause {
         match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
@@ -385,6 +393,18 @@ impl McpClient {
                 method: method.into(),
                 timeout,
             },
+            // A session whose token stopped being accepted (expired, revoked, or a scope the
+            // server now wants): the server answered, so this is not a lost connection.
+            ServiceError::TransportSend(ref e)
+                if let Some(reason) =
+                    refused_by_transport(e, self.inner.options.endpoint.has_bearer_token()) =>
+            {
+                McpError::Unauthorized {
+                    target,
+                    method: method.into(),
+                    reason,
+                }
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let mut slot = self.inner.connection.lock().await;
                 if slot.as_ref().is_some_and(|c| c.generation == generation) {

@@ -63,6 +63,18 @@ pub enum McpError {
         /// The server's message.
         message: String,
     },
+    /// The server refused a request of an open session for want of credentials: HTTP 401
+    /// (the token expired, was revoked, or none was sent) or 403 (the token lacks a scope).
+    /// Not retried: the same request would be refused again.
+    #[error("the MCP server {target} refused `{method}`: {reason}")]
+    Unauthorized {
+        /// The server.
+        target: String,
+        /// The request.
+        method: String,
+        /// The status, and what to set.
+        reason: String,
+    },
     /// No answer in time (for `tools/call`: no answer and no progress for that long).
     #[error("the MCP server {target} did not answer `{method}` within {timeout:?}")]
     Timeout {
