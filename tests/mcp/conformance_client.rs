@@ -9,7 +9,7 @@
 //! the suite judges the traffic itself.
 
 use agent_toolkit::context::{AskError, Caller, Elicitation, Elicited};
-use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpTarget};
+use agent_toolkit::mcp::{McpClient, McpClientOptions, McpEra, McpOAuth, McpTarget};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
@@ -38,11 +38,63 @@ fn call_for(scenario: &str, listed: &[String]) -> Option<(String, Value)> {
     Some((name.to_owned(), arguments))
 }
 
+/// The browser of this client's user: opens the authorization URL, which the suite's
+/// authorization server answers at once with a redirect to the callback, and returns where it
+/// was sent.
+async fn browser(url: String) -> Result<String, String> {
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls())
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let response = http.get(&url).send().await.map_err(|e| e.to_string())?;
+    response
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "the authorization server did not redirect (HTTP {})",
+                response.status()
+            )
+        })
+}
+
+/// rustls with the ring provider (reqwest is built here without a default one).
+fn tls() -> rustls::ClientConfig {
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth()
+}
+
+/// OAuth as an application would set it up: its metadata document's URL (used where the
+/// server supports it), its name for dynamic registration, and the pre-registered client the
+/// scenario's context names (`MCP_CONFORMANCE_CONTEXT`), if any.
+fn oauth() -> McpOAuth {
+    let mut oauth = McpOAuth::new("http://localhost:3000/callback", browser)
+        .client_name("agent-toolkit conformance client")
+        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    if let Some(id) = context["client_id"].as_str() {
+        let secret = context["client_secret"].as_str().map(str::to_owned);
+        oauth = oauth.preregistered(id, secret);
+    }
+    oauth
+}
+
 async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let options = McpClientOptions::new()
         .client_info("agent-toolkit-conformance", env!("CARGO_PKG_VERSION"))
         .era(McpEra::Handshake)
-        .elicitation(AcceptsDefaults);
+        .elicitation(AcceptsDefaults)
+        .oauth(oauth());
     let client = McpClient::with_options(McpTarget::url(url), options);
     let tools = client.list_tools().await.map_err(|e| e.to_string())?;
     let listed: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();

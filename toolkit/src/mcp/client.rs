@@ -35,6 +35,7 @@ use crate::context::{Elicitation, Elicited, Sampling};
 use crate::error::Cause;
 use crate::tls::TrustedRoots;
 use crate::util::{OnDrop, json_kind};
+use rmcp::transport::auth::AuthorizationManager;
 
 /// Why `url` cannot be reached at all — a refused connection, an untrusted certificate, a
 /// name that does not resolve — which rmcp's transport error does not carry: found by trying
@@ -51,6 +52,9 @@ async fn unreachable_cause(http: &reqwest::Client, url: &str) -> Option<String> 
 struct Failed {
     error: McpError,
     fatal: bool,
+    /// The server's OAuth challenge, when it refused the connection for want of authorization
+    /// and the options can authorize.
+    challenge: Option<String>,
 }
 
 impl From<McpError> for Failed {
@@ -58,8 +62,28 @@ impl From<McpError> for Failed {
         Failed {
             error,
             fatal: false,
+            challenge: None,
         }
     }
+}
+
+/// The `WWW-Authenticate` challenge of an HTTP 401 or 403 the transport reported, if that is
+/// what `error` is.
+fn auth_challenge(error: &rmcp::transport::DynamicTransportError) -> Option<String> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
+    while let Some(current) = cause {
+        match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::AuthRequired(e)) => {
+                return Some(e.www_authenticate_header.clone());
+            }
+            Some(StreamableHttpError::InsufficientScope(e)) => {
+                return Some(e.www_authenticate_header.clone());
+            }
+            _ => cause = current.source(),
+        }
+    }
+    None
 }
 
 /// When `error` says the server refused the client's credentials (HTTP 401 with a challenge,
@@ -163,6 +187,12 @@ pub(super) struct ClientInner {
     progress: Arc<ProgressRouter>,
     /// Bumped by every `notifications/tools/list_changed` and every reconnection.
     pub(super) tools_changed: watch::Sender<u64>,
+    /// With [`McpClientOptions::oauth`]: the authorization that supplies the bearer token of
+    /// every connection, once the flow ran.
+    oauth: tokio::sync::Mutex<Option<AuthorizationManager>>,
+    /// With OAuth: the challenge of a token the server refused in an open session, for the
+    /// next connection to authorize again with (a new scope, a revoked token).
+    oauth_challenge: std::sync::Mutex<Option<String>>,
 }
 
 struct Connection {
@@ -189,6 +219,8 @@ impl McpClient {
                 connection: tokio::sync::Mutex::new(None),
                 progress: Arc::default(),
                 tools_changed: watch::Sender::new(0),
+                oauth: tokio::sync::Mutex::new(None),
+                oauth_challenge: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -222,6 +254,24 @@ impl McpClient {
 
     /// Every tool the server lists now (all pages).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
+        match self.list_tools_once().await {
+            Err(McpError::Unauthorized { .. }) if self.reauthorizes() => {
+                self.list_tools_once().await
+            }
+            other => other,
+        }
+    }
+
+    /// Whether a request the server just refused for want of authorization is made once more:
+    /// with OAuth, the next connection authorizes again with the server's challenge (a new
+    /// scope, a fresh token). A refused request was not acted on, so sending it again is safe;
+    /// a second refusal is the answer.
+    fn reauthorizes(&self) -> bool {
+        self.inner.options.oauth.is_some()
+            && crate::util::lock(&self.inner.oauth_challenge).is_some()
+    }
+
+    async fn list_tools_once(&self) -> Result<Vec<Tool>, McpError> {
         let (peer, generation) = self.peer().await?;
         let timeout = self.inner.options.request_wait();
         match tokio::time::timeout(timeout, peer.list_all_tools()).await {
@@ -250,6 +300,23 @@ impl McpClient {
     /// call got no result (refused by the server, connection lost). Dropping the returned
     /// future before it finishes cancels the call on the server (`notifications/cancelled`).
     pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        mut on_progress: impl FnMut(McpProgress) + Send,
+    ) -> Result<CallToolResult, McpError> {
+        match self
+            .call_tool_once(name, arguments.clone(), &mut on_progress)
+            .await
+        {
+            Err(McpError::Unauthorized { .. }) if self.reauthorizes() => {
+                self.call_tool_once(name, arguments, &mut on_progress).await
+            }
+            other => other,
+        }
+    }
+
+    async fn call_tool_once(
         &self,
         name: &str,
         arguments: Value,
@@ -399,6 +466,16 @@ impl McpClient {
                 if let Some(reason) =
                     refused_by_transport(e, self.inner.options.endpoint.has_bearer_token()) =>
             {
+                // With OAuth the next request authorizes again, with this challenge.
+                if self.inner.options.oauth.is_some()
+                    && let Some(challenge) = auth_challenge(e)
+                {
+                    *crate::util::lock(&self.inner.oauth_challenge) = Some(challenge);
+                    let mut slot = self.inner.connection.lock().await;
+                    if slot.as_ref().is_some_and(|c| c.generation == generation) {
+                        *slot = None;
+                    }
+                }
                 McpError::Unauthorized {
                     target,
                     method: method.into(),
@@ -429,6 +506,7 @@ impl ClientInner {
     fn http_transport(
         &self,
         url: &str,
+        oauth_token: Option<String>,
     ) -> Result<
         (
             StreamableHttpClientTransport<reqwest::Client>,
@@ -464,7 +542,7 @@ impl ClientInner {
             .build()
             .map_err(|e| tls_error(crate::tls::TlsError::Setup(Cause::new(e))))?;
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-        if let Some(token) = options.endpoint.token() {
+        if let Some(token) = oauth_token.as_deref().or(options.endpoint.token()) {
             config = config.auth_header(token.to_owned());
         }
         config.custom_headers = HashMap::from_iter(
@@ -487,10 +565,85 @@ impl ClientInner {
     /// servers answer it with an HTTP error) is followed by a fresh connection that goes
     /// straight to `initialize`: the spec's fallback is not keyed to one error.
     async fn open(&self) -> Result<RunningService<RoleClient, ClientSide>, McpError> {
+        // A token the server refused in the last session: authorize again first.
+        let pending = crate::util::lock(&self.oauth_challenge).take();
+        if let Some(challenge) = pending {
+            self.authorize(&challenge).await?;
+        }
+        match self.open_once().await {
+            Err(Failed {
+                challenge: Some(challenge),
+                ..
+            }) => {
+                // The browser step is the user's, so it is not bounded by the connect timeout.
+                self.authorize(&challenge).await?;
+                self.open_once().await.map_err(|failed| failed.error)
+            }
+            other => other.map_err(|failed| failed.error),
+        }
+    }
+
+    /// Run the OAuth flow of the options after the server's `challenge`, keeping the
+    /// authorization for the connections to come.
+    async fn authorize(&self, challenge: &str) -> Result<(), McpError> {
+        let (Some(oauth), McpTarget::Url(url)) = (&self.options.oauth, &self.target) else {
+            return Ok(());
+        };
+        let target = self.target.to_string();
+        let failed = |reason: String| McpError::Authorization {
+            target: target.clone(),
+            reason,
+        };
+        // The OAuth requests go to the authorization server, not the MCP server: with the
+        // options' trusted roots, without the MCP server's token and headers.
+        let client = |policy: reqwest::redirect::Policy| {
+            self.options
+                .endpoint
+                .client_builder(&TrustedRoots::system(), self.options.connect_wait())
+                .and_then(|builder| {
+                    builder
+                        .redirect(policy)
+                        .build()
+                        .map_err(|e| crate::tls::TlsError::Setup(Cause::new(e)))
+                })
+                .map_err(|e| failed(e.to_string()))
+        };
+        let http = super::oauth::OAuthClients {
+            follow: client(reqwest::redirect::Policy::limited(MAX_REDIRECTS))?,
+            stop: client(reqwest::redirect::Policy::none())?,
+        };
+        let manager = oauth
+            .authorize(url, http, challenge)
+            .await
+            .map_err(failed)?;
+        *self.oauth.lock().await = Some(manager);
+        Ok(())
+    }
+
+    /// The bearer token of the OAuth authorization, refreshed when it expired; `None` before
+    /// the flow ran, or when the token can no longer be refreshed (the server's challenge then
+    /// starts the flow again).
+    async fn oauth_token(&self) -> Result<Option<String>, McpError> {
+        let mut slot = self.oauth.lock().await;
+        let Some(manager) = slot.as_ref() else {
+            return Ok(None);
+        };
+        match manager.get_access_token().await {
+            Ok(token) => Ok(Some(token)),
+            Err(e) => {
+                tracing::debug!(server = %self.target, error = %e, "the OAuth token could not be refreshed");
+                *slot = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// One connection in the era the options ask for, within the connect timeout.
+    async fn open_once(&self) -> Result<RunningService<RoleClient, ClientSide>, Failed> {
         let target = self.target.to_string();
         let timeout = self.options.connect_wait();
         let connecting = async {
-            let attempt = match self.options.era {
+            match self.options.era {
                 McpEra::Handshake => self.open_with(ClientLifecycleMode::Initialize).await,
                 McpEra::Stateless => {
                     let newest = vec![ProtocolVersion::V_2026_07_28];
@@ -516,12 +669,11 @@ impl ClientInner {
                         other => other,
                     }
                 }
-            };
-            attempt.map_err(|failed| failed.error)
+            }
         };
         match tokio::time::timeout(timeout, connecting).await {
             Ok(result) => result,
-            Err(_) => Err(McpError::ConnectTimeout { target, timeout }),
+            Err(_) => Err(Failed::from(McpError::ConnectTimeout { target, timeout })),
         }
     }
 
@@ -551,6 +703,7 @@ impl ClientInner {
                             source,
                         },
                         fatal: true,
+                        challenge: None,
                     })?;
                 handler
                     .serve_with_lifecycle(transport, lifecycle)
@@ -563,12 +716,40 @@ impl ClientInner {
                     })
             }
             McpTarget::Url(url) => {
-                let (transport, http) = self
-                    .http_transport(url)
-                    .map_err(|error| Failed { error, fatal: true })?;
+                let oauth_token = self.oauth_token().await.map_err(|error| Failed {
+                    error,
+                    fatal: true,
+                    challenge: None,
+                })?;
+                let (transport, http) =
+                    self.http_transport(url, oauth_token)
+                        .map_err(|error| Failed {
+                            error,
+                            fatal: true,
+                            challenge: None,
+                        })?;
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(service) => Ok(service),
                     Err(e) => {
+                        let challenge = match &e {
+                            ClientInitializeError::TransportError { error, .. } => {
+                                auth_challenge(error)
+                            }
+                            _ => None,
+                        };
+                        if let (Some(challenge), Some(_)) = (&challenge, &self.options.oauth) {
+                            return Err(Failed {
+                                error: McpError::Connect {
+                                    target,
+                                    reason: Cause::explained(
+                                        "the server requires authorization (OAuth)",
+                                        e,
+                                    ),
+                                },
+                                fatal: true,
+                                challenge: Some(challenge.clone()),
+                            });
+                        }
                         let sent_token = self.options.endpoint.has_bearer_token();
                         let mut fatal = false;
                         let message = match credentials_refused(&e, sent_token) {
@@ -585,6 +766,7 @@ impl ClientInner {
                         Err(Failed {
                             error: McpError::Connect { target, reason },
                             fatal,
+                            challenge: None,
                         })
                     }
                 }

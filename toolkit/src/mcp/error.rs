@@ -75,6 +75,15 @@ pub enum McpError {
         /// The status, and what to set.
         reason: String,
     },
+    /// The OAuth flow of [`McpOAuth`](super::McpOAuth) failed: discovery, registration, the
+    /// browser step or the token exchange. Not retried: it needs the user or the configuration.
+    #[error("could not authorize with the MCP server {target}: {reason}")]
+    Authorization {
+        /// The server.
+        target: String,
+        /// Which step failed, and why.
+        reason: String,
+    },
     /// No answer in time (for `tools/call`: no answer and no progress for that long).
     #[error("the MCP server {target} did not answer `{method}` within {timeout:?}")]
     Timeout {

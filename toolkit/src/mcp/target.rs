@@ -110,6 +110,8 @@ pub struct McpClientOptions {
     pub(crate) elicitation: Option<Answerer>,
     /// Who answers the server's requests for a completion.
     pub(crate) sampling: Option<Answerer>,
+    /// OAuth for a server that requires it.
+    pub(crate) oauth: Option<super::McpOAuth>,
 }
 
 /// A [`Caller`] that answers a server's requests (shown in `Debug` by its presence only).
@@ -135,6 +137,7 @@ impl Default for McpClientOptions {
             endpoint: EndpointSettings::new(),
             elicitation: None,
             sampling: None,
+            oauth: None,
         }
     }
 }
@@ -201,6 +204,13 @@ impl McpClientOptions {
     /// you say so.
     pub fn sampling(mut self, caller: impl Caller) -> Self {
         self.sampling = Some(Answerer(Arc::new(caller)));
+        self
+    }
+
+    /// Authorize with OAuth 2.1 when the server asks for it (an HTTP server answering 401 with
+    /// a challenge); see [`McpOAuth`](super::McpOAuth).
+    pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 

@@ -29,3 +29,8 @@ pub use rmcp::model::{
     ToolAnnotations,
 };
 pub use rmcp::transport::StreamableHttpServerConfig;
+/// OAuth token storage for [`McpOAuth::credential_store`](super::McpOAuth::credential_store):
+/// the trait, the credentials it keeps, the error it returns, and the in-memory default.
+pub use rmcp::transport::auth::{
+    AuthError, CredentialStore, InMemoryCredentialStore, StoredCredentials,
+};
