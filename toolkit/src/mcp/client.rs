@@ -305,6 +305,10 @@ impl McpClient {
         arguments: Value,
         mut on_progress: impl FnMut(McpProgress) + Send,
     ) -> Result<CallToolResult, McpError> {
+        // Only with OAuth may a refused call be sent again, so only then is a copy kept.
+        if self.inner.options.oauth.is_none() {
+            return self.call_tool_once(name, arguments, on_progress).await;
+        }
         match self
             .call_tool_once(name, arguments.clone(), &mut on_progress)
             .await
@@ -623,17 +627,15 @@ impl ClientInner {
     /// The bearer token of the OAuth authorization, refreshed when it expired; `None` before
     /// the flow ran, or when the token can no longer be refreshed (the server's challenge then
     /// starts the flow again).
-    async fn oauth_token(&self) -> Result<Option<String>, McpError> {
+    async fn oauth_token(&self) -> Option<String> {
         let mut slot = self.oauth.lock().await;
-        let Some(manager) = slot.as_ref() else {
-            return Ok(None);
-        };
+        let manager = slot.as_ref()?;
         match manager.get_access_token().await {
-            Ok(token) => Ok(Some(token)),
+            Ok(token) => Some(token),
             Err(e) => {
                 tracing::debug!(server = %self.target, error = %e, "the OAuth token could not be refreshed");
                 *slot = None;
-                Ok(None)
+                None
             }
         }
     }
@@ -716,11 +718,7 @@ impl ClientInner {
                     })
             }
             McpTarget::Url(url) => {
-                let oauth_token = self.oauth_token().await.map_err(|error| Failed {
-                    error,
-                    fatal: true,
-                    challenge: None,
-                })?;
+                let oauth_token = self.oauth_token().await;
                 let (transport, http) =
                     self.http_transport(url, oauth_token)
                         .map_err(|error| Failed {
