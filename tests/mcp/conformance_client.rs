@@ -73,18 +73,28 @@ fn tls() -> rustls::ClientConfig {
 
 /// OAuth as an application would set it up: its metadata document's URL (used where the
 /// server supports it), its name for dynamic registration, and the pre-registered client the
-/// scenario's context names (`MCP_CONFORMANCE_CONTEXT`), if any.
-fn oauth() -> McpOAuth {
-    let mut oauth = McpOAuth::new("http://localhost:3000/callback", browser)
-        .client_name("agent-toolkit conformance client")
-        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+/// scenario's context names (`MCP_CONFORMANCE_CONTEXT`), if any; for the client-credentials
+/// scenarios, that grant with the context's client.
+fn oauth(scenario: &str) -> McpOAuth {
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or_default();
-    if let Some(id) = context["client_id"].as_str() {
-        let secret = context["client_secret"].as_str().map(str::to_owned);
-        oauth = oauth.preregistered(id, secret);
+    let (id, secret) = (
+        context["client_id"].as_str(),
+        context["client_secret"].as_str(),
+    );
+    // A client acting for itself (no user): the client-credentials grant.
+    if scenario.contains("client-credentials")
+        && let (Some(id), Some(secret)) = (id, secret)
+    {
+        return McpOAuth::client_credentials(id, secret);
+    }
+    let mut oauth = McpOAuth::new("http://localhost:3000/callback", browser)
+        .client_name("agent-toolkit conformance client")
+        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    if let Some(id) = id {
+        oauth = oauth.preregistered(id, secret.map(str::to_owned));
     }
     oauth
 }
@@ -94,7 +104,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         .client_info("agent-toolkit-conformance", env!("CARGO_PKG_VERSION"))
         .era(McpEra::Handshake)
         .elicitation(AcceptsDefaults)
-        .oauth(oauth());
+        .oauth(oauth(scenario));
     let client = McpClient::with_options(McpTarget::url(url), options);
     let tools = client.list_tools().await.map_err(|e| e.to_string())?;
     let listed: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationRequest, AuthorizationSession, CredentialStore,
-    InMemoryCredentialStore, OAuthHttpClient, OAuthHttpClientFuture, OAuthHttpRedirectPolicy,
-    OAuthHttpRequest,
+    AuthorizationManager, AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig,
+    CredentialStore, InMemoryCredentialStore, OAuthHttpClient, OAuthHttpClientFuture,
+    OAuthHttpRedirectPolicy, OAuthHttpRequest,
 };
 
 use crate::endpoint::Secret;
@@ -51,6 +51,8 @@ type Authorize = Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, String>
 pub struct McpOAuth {
     pub(crate) redirect_uri: String,
     pub(crate) authorize: Authorize,
+    /// The client-credentials grant (no user, no browser) instead of the authorization code.
+    pub(crate) client_credentials: bool,
     pub(crate) client_name: Option<String>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) client_id: Option<String>,
@@ -70,6 +72,7 @@ impl McpOAuth {
         McpOAuth {
             redirect_uri: redirect_uri.into(),
             authorize: Arc::new(move |url| Box::pin(authorize(url))),
+            client_credentials: false,
             client_name: None,
             metadata_url: None,
             client_id: None,
@@ -77,6 +80,18 @@ impl McpOAuth {
             scopes: Vec::new(),
             store: Arc::new(InMemoryCredentialStore::new()),
         }
+    }
+
+    /// OAuth for a client acting on its own behalf, with no user: the client-credentials grant
+    /// (SEP-1046) with a client registered beforehand and its secret, sent the way the
+    /// authorization server's metadata says. Nobody is sent to a browser.
+    pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        let mut oauth = McpOAuth::new("", |_url: String| async {
+            Err::<String, _>("the client-credentials grant has no browser step".to_owned())
+        })
+        .preregistered(client_id, Some(secret.into()));
+        oauth.client_credentials = true;
+        oauth
     }
 
     /// The client's name, for dynamic registration.
@@ -139,6 +154,9 @@ impl McpOAuth {
             .await
             .map_err(|e| format!("could not discover the authorization server: {e}"))?;
         manager.set_metadata(metadata.metadata);
+        if self.client_credentials {
+            return self.client_credentials_grant(manager, url).await;
+        }
         let mut request = AuthorizationRequest::new(self.redirect_uri.clone())
             .with_challenge(challenge.to_owned());
         if !self.scopes.is_empty() {
@@ -170,10 +188,42 @@ impl McpOAuth {
     }
 }
 
+impl McpOAuth {
+    /// The client-credentials grant with the discovered metadata: a token for the client
+    /// itself, for the MCP server at `url` (the `resource` the spec requires).
+    async fn client_credentials_grant(
+        &self,
+        mut manager: AuthorizationManager,
+        url: &str,
+    ) -> Result<AuthorizationManager, String> {
+        let (Some(client_id), Some(secret)) = (&self.client_id, &self.client_secret) else {
+            return Err("the client-credentials grant needs a client id and secret".into());
+        };
+        let config = ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: secret.0.clone(),
+            scopes: self.scopes.clone(),
+            resource: Some(url.to_owned()),
+        };
+        manager
+            .validate_client_credentials_metadata(&config)
+            .map_err(|e| format!("the authorization server does not offer this grant: {e}"))?;
+        manager
+            .configure_client_credentials(&config)
+            .map_err(|e| format!("could not configure the client-credentials grant: {e}"))?;
+        manager
+            .exchange_client_credentials(&config)
+            .await
+            .map_err(|e| format!("the authorization server did not issue a token: {e}"))?;
+        Ok(manager)
+    }
+}
+
 impl fmt::Debug for McpOAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpOAuth")
             .field("redirect_uri", &self.redirect_uri)
+            .field("client_credentials", &self.client_credentials)
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.metadata_url)
             .field("client_id", &self.client_id)
