@@ -81,7 +81,7 @@ impl ContextRejection {
     message = "`{Self}` cannot be injected into a tool as a `#[ctx]` parameter",
     label = "not a context extractor",
     note = "use `Ctx<{Self}>` to inject a value put into the context, or implement `FromToolContext` for `{Self}`",
-    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `AgentInfo`, `CancellationToken`, `ToolContext`, `Toolkit` (the calling view), and `Option<E>` of any extractor"
+    note = "built-in extractors: `Ctx<T>`, `ToolEmitter`, `CallInfo`, `AgentInfo`, `CancellationToken`, `ToolContext`, `Toolkit` (the calling view), `Elicitor` and `Sampler` (asking the caller), and `Option<E>` of any extractor"
 )]
 pub trait FromToolContext: Sized {
     /// Extract the value, or say what is missing.
