@@ -67,30 +67,37 @@ impl From<McpError> for Failed {
     }
 }
 
+/// The HTTP error of rmcp's streamable-HTTP transport inside `error`, if that is what failed
+/// (rmcp's transport error does not name its cause as `source()`: the walk starts from its
+/// field).
+fn http_error(
+    error: &rmcp::transport::DynamicTransportError,
+) -> Option<&rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
+    while let Some(current) = cause {
+        if let Some(http) = current.downcast_ref() {
+            return Some(http);
+        }
+        cause = current.source();
+    }
+    None
+}
+
 /// The `WWW-Authenticate` challenge of an HTTP 401 or 403 the transport reported, if that is
 /// what `error` is.
 fn auth_challenge(error: &rmcp::transport::DynamicTransportError) -> Option<String> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
-    while let Some(current) = cause {
-        match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            Some(StreamableHttpError::AuthRequired(e)) => {
-                return Some(e.www_authenticate_header.clone());
-            }
-            Some(StreamableHttpError::InsufficientScope(e)) => {
-                return Some(e.www_authenticate_header.clone());
-            }
-            _ => cause = current.source(),
-        }
+    match http_error(error)? {
+        StreamableHttpError::AuthRequired(e) => Some(e.www_authenticate_header.clone()),
+        StreamableHttpError::InsufficientScope(e) => Some(e.www_authenticate_header.clone()),
+        _ => None,
     }
-    None
 }
 
 /// When `error` says the server refused the client's credentials (HTTP 401 with a challenge,
 /// or 403 for a token without the scope it wants), what to tell the user: the status, and
 /// what to set.
 fn credentials_refused(error: &ClientInitializeError, sent_token: bool) -> Option<String> {
-    // rmcp's transport error does not name its cause as `source()`: start from its field.
     let ClientInitializeError::TransportError { error, .. } = error else {
         return None;
     };
@@ -103,34 +110,22 @@ fn refused_by_transport(
     sent_token: bool,
 ) -> Option<String> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error.error);
-    while let Some(current) = cause {
-        match current.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            Some(StreamableHttpError::AuthRequired(_)) if sent_token => {
-                return Some(
-                    "HTTP 401 Unauthorized: the server refused the bearer token sent; check the \
-                     token (`McpClientOptions::bearer_token`, CLI `--token` or \
-                     AGENT_TOOLKIT_TOKEN)"
-                        .into(),
-                );
-            }
-            Some(StreamableHttpError::AuthRequired(_)) => {
-                return Some(
-                    "HTTP 401 Unauthorized: the server wants credentials; set a bearer token \
-                     (`McpClientOptions::bearer_token`, CLI `--token` or AGENT_TOOLKIT_TOKEN) \
-                     or the headers it expects (`McpClientOptions::headers`, CLI `-H`)"
-                        .into(),
-                );
-            }
-            Some(StreamableHttpError::InsufficientScope(_)) => {
-                return Some(
-                    "HTTP 403 Forbidden: the token sent lacks a scope the server requires".into(),
-                );
-            }
-            _ => cause = current.source(),
+    let reason = match http_error(error)? {
+        StreamableHttpError::AuthRequired(_) if sent_token => {
+            "HTTP 401 Unauthorized: the server refused the bearer token sent; check the token \
+             (`McpClientOptions::bearer_token`, CLI `--token` or AGENT_TOOLKIT_TOKEN)"
         }
-    }
-    None
+        StreamableHttpError::AuthRequired(_) => {
+            "HTTP 401 Unauthorized: the server wants credentials; set a bearer token \
+             (`McpClientOptions::bearer_token`, CLI `--token` or AGENT_TOOLKIT_TOKEN) or the \
+             headers it expects (`McpClientOptions::headers`, CLI `-H`)"
+        }
+        StreamableHttpError::InsufficientScope(_) => {
+            "HTTP 403 Forbidden: the token sent lacks a scope the server requires"
+        }
+        _ => return None,
+    };
+    Some(reason.to_owned())
 }
 
 /// Most same-origin redirects an HTTP connection follows.

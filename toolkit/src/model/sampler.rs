@@ -12,16 +12,18 @@ use crate::context::{AskError, Caller, Sampled, Sampling};
 /// answers no elicitation. Give it to an MCP client to let the servers it imports ask your
 /// model, which nothing does unless you do:
 ///
-/// ```no_run
+/// ```
 /// # #[cfg(feature = "mcp")] {
 /// use std::sync::Arc;
 /// use agent_toolkit::mcp::{McpClientOptions, McpEra};
 /// use agent_toolkit::model::ModelSampler;
-/// # fn model() -> Arc<dyn agent_toolkit::ChatModel> { unimplemented!() }
+/// use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 ///
+/// // Any `ChatModel`: a provider (`OpenAiChat`, `AnthropicMessages`, …) or, here, a script.
+/// let model = Arc::new(ScriptedModel::new([ScriptedTurn::text("a short summary")]));
 /// let options = McpClientOptions::new()
 ///     .era(McpEra::Handshake)
-///     .sampling(ModelSampler::new(model()));
+///     .sampling(ModelSampler::new(model));
 /// # }
 /// ```
 #[derive(Clone)]
