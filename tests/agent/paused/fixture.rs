@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use agent_toolkit::context::{Elicitation, Elicited, Elicitor, Sampler, Sampling};
 use agent_toolkit::prelude::*;
 use agent_toolkit::{ChatModel, ReActAgent};
 
@@ -71,10 +72,71 @@ pub async fn write_note(text: String, #[ctx] log: Ctx<Log>) -> String {
     format!("noted {text}")
 }
 
+/// The new name the user gives (the form `rename_file` asks with).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct NewName {
+    /// The new file name.
+    pub name: String,
+    /// Replace a file of that name?
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// Rename a file: asks the user for the new name (it logs each start and each rename).
+#[tool]
+pub async fn rename_file(
+    path: String,
+    #[ctx] ask: Elicitor,
+    #[ctx] log: Ctx<Log>,
+) -> Result<String, ToolError> {
+    log.push(&format!("rename_file {path} asks"));
+    match ask
+        .elicit::<NewName>(format!("New name for {path}?"))
+        .await?
+    {
+        Elicited::Accepted(new) => {
+            log.push(&format!("rename_file {path} -> {}", new.name));
+            Ok(format!(
+                "renamed {path} to {} (overwrite: {})",
+                new.name, new.overwrite
+            ))
+        }
+        Elicited::Declined | Elicited::Cancelled => Ok(format!("kept {path}")),
+    }
+}
+
+/// Archive a file with a title the caller's model writes, after the user confirms it.
+#[tool]
+pub async fn archive_file(
+    path: String,
+    #[ctx] sampler: Sampler,
+    #[ctx] ask: Elicitor,
+    #[ctx] log: Ctx<Log>,
+) -> Result<String, ToolError> {
+    log.push(&format!("archive_file {path} starts"));
+    let title = sampler
+        .sample(Sampling::prompt(format!("A title for {path}"), 20))
+        .await?
+        .text;
+    let form = Elicitation::new(
+        format!("Archive {path} as {title:?}?"),
+        serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+    );
+    match ask.ask(form).await? {
+        Elicited::Accepted(answer) if answer["ok"] == true => {
+            log.push(&format!("archive_file {path} as {title}"));
+            Ok(format!("archived {path} as {title}"))
+        }
+        _ => Ok(format!("not archived: {path}")),
+    }
+}
+
 pub fn toolkit() -> Toolkit {
     Toolkit::builder()
         .register(DeleteFile)
         .register(WriteNote)
+        .register(RenameFile)
+        .register(ArchiveFile)
         .build()
         .expect("paused-run test toolkit")
 }

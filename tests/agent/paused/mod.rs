@@ -4,6 +4,7 @@
 
 mod fixture;
 mod process;
+mod questions;
 
 use std::sync::Arc;
 

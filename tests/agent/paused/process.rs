@@ -1,5 +1,6 @@
 //! A run paused for approval in one process, the process exited, and the run resumed in a new
-//! process — with approve and with deny (the `paused-run-child` binary, `child.rs`).
+//! process — with approve and with deny — and the same for a tool's question (the
+//! `paused-run-child` binary, `child.rs`).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -89,6 +90,31 @@ fn paused_in_one_process_and_denied_in_another() {
         log.lines(),
         ["write_note before"],
         "a denied call never runs"
+    );
+    let _ = std::fs::remove_file(state);
+    let _ = std::fs::remove_file(log.path());
+}
+
+#[test]
+fn asked_in_one_process_and_answered_in_another() {
+    let (state, log) = (state_file("ask"), Log::temp("process-ask"));
+    let paths = [state.to_str().unwrap(), log.path().to_str().unwrap()];
+    let output = child(&["ask", paths[0], paths[1]]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "asked at call_1_0: New name for /tmp/a?\n"
+    );
+    assert_eq!(log.lines(), ["rename_file /tmp/a asks"]);
+
+    let output = child(&["answer", paths[0], paths[1], "b.txt"]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Renamed.\n");
+    assert_eq!(
+        log.lines(),
+        [
+            "rename_file /tmp/a asks",
+            "rename_file /tmp/a asks",
+            "rename_file /tmp/a -> b.txt"
+        ]
     );
     let _ = std::fs::remove_file(state);
     let _ = std::fs::remove_file(log.path());

@@ -44,6 +44,10 @@ impl Turns {
 /// The error result of a call that waited for a decision when its run was closed.
 const NOT_DECIDED: &str = "Error: the call was not run: its run ended before it was approved";
 
+/// The result of a call whose tool asked a question its run ended before anyone answered.
+const NOT_ANSWERED: &str =
+    "Error: the call did not finish: its run ended before its question was answered";
+
 impl ReActAgent {
     /// Run the agent on `input` with `tools` offered to the model besides the toolkit's own:
     /// definitions without local implementations. Their calls are returned, not run
@@ -134,6 +138,14 @@ impl ReActAgent {
                 call.id.clone(),
                 call.name.clone(),
                 NOT_DECIDED,
+            ));
+        }
+        for question in &waiting.questions {
+            let call = question.call();
+            self.memory.push(Message::tool_error(
+                call.id.clone(),
+                call.name.clone(),
+                NOT_ANSWERED,
             ));
         }
         let answers = waiting.external_answers();

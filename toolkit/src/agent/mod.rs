@@ -7,7 +7,7 @@
 //! | `run` | the loop: [`run`](ReActAgent::run), [`run_stream`](ReActAgent::run_stream), one model request per turn, a turn's calls, approvals asked through the stream |
 //! | `events` | what a run reports: [`AgentEvent`], [`ApprovalResponder`], [`AgentError`] |
 //! | `external` | tools that run elsewhere: [`RunOutcome`], stopping at their calls and resuming with their results |
-//! | `paused_run` | [`PausedRun`] and [`PendingApproval`]: a run stopped at approvals or external calls, as a value to store |
+//! | `paused_run` | [`PausedRun`], [`PendingApproval`] and [`PendingQuestion`]: a run stopped at approvals, questions or external calls, as a value to store |
 //! | `resume` | continuing a [`PausedRun`] in any agent built like the one that paused it: [`resume`](ReActAgent::resume) |
 //! | `resume_error` | [`ResumeError`]: a state that cannot be read, decided or resumed |
 //! | `search` | deferred tools: [`ToolSearch`] (the `search_tools` meta tool or the provider's own search), and the tool-list changes told to providers that keep their prompt cache |
@@ -35,8 +35,12 @@
 //! approver: a turn with calls of `requires_approval` tools runs its other calls, then pauses
 //! and hands back a [`PausedRun`] — plain data to store (as JSON, in a file or a database) and
 //! resume hours later, in another process, with [`resume`](ReActAgent::resume) once the
-//! decisions are in. Runs stopped at external calls can be stored the same way
-//! ([`paused_run`](ReActAgent::paused_run)).
+//! decisions are in. A tool of such an agent that asks a question
+//! ([`Elicitor`](crate::context::Elicitor), [`Sampler`](crate::context::Sampler)) with no
+//! [`Caller`](crate::context::Caller) in its context pauses the run the same way: the question
+//! is in [`PausedRun::pending_questions`], the application answers it
+//! ([`PausedRun::answer`]), and on resume the call runs again with the answer. Runs stopped at
+//! external calls can be stored the same way ([`paused_run`](ReActAgent::paused_run)).
 
 mod code;
 mod events;
@@ -50,7 +54,7 @@ mod search;
 pub use crate::context::AgentInfo;
 pub use events::{AgentError, AgentEvent, ApprovalResponder};
 pub use external::RunOutcome;
-pub use paused_run::{PausedRun, PendingApproval};
+pub use paused_run::{PausedRun, PendingApproval, PendingQuestion};
 pub use resume_error::ResumeError;
 pub use search::ToolSearch;
 
@@ -324,7 +328,13 @@ impl ReActAgentBuilder {
     /// included).
     ///
     /// Only calls the engine would ask an approver about pause: a call with invalid
-    /// arguments gets its argument error at once. Replaces an [`approver`](Self::approver) and
+    /// arguments gets its argument error at once.
+    ///
+    /// A tool that asks a question ([`Elicitor`](crate::context::Elicitor),
+    /// [`Sampler`](crate::context::Sampler)) where no [`Caller`](crate::context::Caller) is in
+    /// the context pauses the run the same way: the question waits in
+    /// [`PausedRun::pending_questions`], [`PausedRun::answer`] gives the answer, and on resume
+    /// the call runs again from its start, its tool getting the answers in the order it asks. Replaces an [`approver`](Self::approver) and
     /// the toolkit's approval hook (the last of `approver` and this wins).
     pub fn pause_at_approvals(mut self) -> Self {
         self.approvals = Approvals::Pause;

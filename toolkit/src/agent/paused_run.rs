@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::resume_error::ResumeError;
+use crate::context::{Answer, Question};
 use crate::exec::ApprovalDecision;
 use crate::model::{Message, ToolMessage, Usage};
 use crate::tool::{ToolCall, ToolDefinition};
@@ -107,16 +108,92 @@ impl PendingApproval {
     }
 }
 
+/// A call whose tool asked a question in a [`PausedRun`] ([`Elicitor`](crate::context::Elicitor)
+/// or [`Sampler`](crate::context::Sampler), in an agent that pauses), and the answer once given.
+///
+/// On resume the call runs again from its start, through the toolkit as before; its tool gets
+/// the answers in the order it asks (this one's last), so whatever it did before asking it does
+/// again: a tool that asks should ask before it changes anything.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PendingQuestion {
+    call: ToolCall,
+    tool: String,
+    question: Question,
+    /// Answers the call got before this question (earlier pauses), in the order it asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    answered: Vec<Answer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answer: Option<Answer>,
+}
+
+impl PendingQuestion {
+    pub(super) fn new(
+        call: ToolCall,
+        tool: &str,
+        question: Question,
+        answered: Vec<Answer>,
+    ) -> Self {
+        PendingQuestion {
+            call,
+            tool: tool.to_string(),
+            question,
+            answered,
+            answer: None,
+        }
+    }
+
+    /// The call whose tool asked (as the model made it).
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// The tool's registered name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// What the tool asked: a form for the user ([`Question::Elicit`]: its message and JSON
+    /// Schema) or a completion from a model ([`Question::Sample`]).
+    pub fn question(&self) -> &Question {
+        &self.question
+    }
+
+    /// The answer given so far, if any.
+    pub fn answer(&self) -> Option<&Answer> {
+        self.answer.as_ref()
+    }
+
+    /// Every answer the call gets when it runs again: the earlier ones, then this one's.
+    pub(super) fn answers(&self) -> Vec<Answer> {
+        self.answered.iter().chain(&self.answer).cloned().collect()
+    }
+}
+
+/// The calls of a turn that wait: for a decision, or for the answer to their tool's question.
+#[derive(Default)]
+pub(super) struct Waiting {
+    pub(super) approvals: Vec<PendingApproval>,
+    pub(super) questions: Vec<PendingQuestion>,
+}
+
+impl Waiting {
+    pub(super) fn is_empty(&self) -> bool {
+        self.approvals.is_empty() && self.questions.is_empty()
+    }
+}
+
 /// A run paused at calls that wait for approval ([`ReActAgentBuilder::pause_at_approvals`]) or
-/// for the results of external tools ([`ReActAgent::run_with_external_tools`]), or stopped by a
+/// for the results of external tools ([`ReActAgent::run_with_external_tools`]), at calls whose
+/// tools asked a question (an agent that pauses at approvals, with no
+/// [`Caller`](crate::context::Caller) in the context), or stopped by a
 /// failed model request ([`AgentError::Model`](super::AgentError::Model): nothing waits, and
 /// resuming asks the model again), as a value to store (serde; JSON with
 /// `serde_json::to_string`) and resume later, in another process.
 ///
 /// **Carried**: the conversation (every message, system prompt excepted), the run's id, the next
 /// iteration, the per-tool argument-error counts, the tokens used, the calls waiting for a
-/// decision and the decisions given, the external calls, their definitions and the results
-/// given, the answer of a `return_directly` tool that succeeded in the paused turn, and which of
+/// decision and the decisions given, the questions asked and the answers given, the external
+/// calls, their definitions and the results given, the answer of a `return_directly` tool that succeeded in the paused turn, and which of
 /// the agent's managed groups were equipped.
 ///
 /// **Re-supplied** by the agent that resumes it: the model, the toolkit (with its presets,
@@ -128,7 +205,8 @@ impl PendingApproval {
 /// of its tools) is refused with [`ResumeError::DoesNotFit`].
 ///
 /// Give decisions with [`approve`](Self::approve), [`deny`](Self::deny) or
-/// [`decide`](Self::decide) (to edit the arguments), and external results with
+/// [`decide`](Self::decide) (to edit the arguments), answers with [`answer`](Self::answer), and
+/// external results with
 /// [`add_result`](Self::add_result); then continue with
 /// [`ReActAgent::resume`](super::ReActAgent::resume). Read stored text back with
 /// [`from_json`](Self::from_json), which checks the format version first.
@@ -151,6 +229,8 @@ pub struct PausedRun {
     pub(super) messages: Vec<Message>,
     #[serde(default)]
     pub(super) approvals: Vec<PendingApproval>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) questions: Vec<PendingQuestion>,
     #[serde(default)]
     pub(super) external_calls: Vec<ToolCall>,
     #[serde(default)]
@@ -175,11 +255,15 @@ impl crate::storage::stored::Stored for PausedRun {
     const VERSION: u32 = PausedRun::FORMAT_VERSION;
     const READS: std::ops::RangeInclusive<u32> = 1..=PausedRun::FORMAT_VERSION;
 
-    /// Version 1 kept its messages in the form before the closed set of kinds.
+    /// Version 1 kept its messages in the form before the closed set of kinds; version 2 is
+    /// version 3 without questions.
     fn upgrade(
-        _version: u32,
+        version: u32,
         fields: &mut serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), String> {
+        if version >= 2 {
+            return Ok(());
+        }
         for key in ["messages", "external_results"] {
             if let Some(messages) = fields.get_mut(key) {
                 crate::model::message::upgrade_v1(messages).map_err(|e| format!("`{key}`: {e}"))?;
@@ -194,15 +278,18 @@ const NO_RESULT: &str = "Error: the caller returned no result for this call";
 
 impl PausedRun {
     /// The version of the stored form this build writes. [`from_json`](Self::from_json) reads
-    /// it and version 1 (messages in the form before [`Message`] was a closed set of kinds,
-    /// upgraded as they are read); a state of another version is refused with
-    /// [`ResumeError::UnsupportedVersion`].
-    pub const FORMAT_VERSION: u32 = 2;
+    /// it, version 2 (before runs paused at questions) and version 1 (messages in the form
+    /// before [`Message`] was a closed set of kinds, upgraded as they are read); a state of
+    /// another version is refused with [`ResumeError::UnsupportedVersion`].
+    pub const FORMAT_VERSION: u32 = 3;
 
     /// A paused run held by an agent (no conversation: the agent's memory is it).
     pub(super) fn held(
         turns: Turns,
-        approvals: Vec<PendingApproval>,
+        Waiting {
+            approvals,
+            questions,
+        }: Waiting,
         external_calls: Vec<ToolCall>,
         external_tools: Vec<ToolDefinition>,
         direct_answer: Option<String>,
@@ -212,6 +299,7 @@ impl PausedRun {
             turns,
             messages: Vec::new(),
             approvals,
+            questions,
             external_calls,
             external_results: Vec::new(),
             external_tools,
@@ -226,7 +314,7 @@ impl PausedRun {
     pub(super) fn failed(turns: Turns, external_tools: Vec<ToolDefinition>, error: String) -> Self {
         PausedRun {
             failure: Some(error),
-            ..Self::held(turns, Vec::new(), Vec::new(), external_tools, None)
+            ..Self::held(turns, Default::default(), Vec::new(), external_tools, None)
         }
     }
 
@@ -281,6 +369,48 @@ impl PausedRun {
     /// The calls waiting for a decision, in call order.
     pub fn pending_approvals(&self) -> &[PendingApproval] {
         &self.approvals
+    }
+
+    /// The calls whose tools asked a question, waiting for the answer, in call order.
+    pub fn pending_questions(&self) -> &[PendingQuestion] {
+        &self.questions
+    }
+
+    /// Give the answer to the question the call `call_id` asked: [`Answer::accept`] (the
+    /// form's content), [`Answer::decline`] or [`Answer::cancel`] for a form, a model's
+    /// completion ([`Answer::sampled`]) for a sampling request. A later answer for the same
+    /// call replaces an earlier one. Fails with [`ResumeError::UnknownQuestion`] when no call of
+    /// that id waits for an answer, and with [`ResumeError::WrongAnswer`] when the answer is of
+    /// the other kind or an accepted form's content is not a JSON object.
+    pub fn answer(&mut self, call_id: &str, answer: Answer) -> Result<(), ResumeError> {
+        let asking = ids(self.questions.iter().map(|q| &q.call));
+        let Some(pending) = self.questions.iter_mut().find(|q| &*q.call.id == call_id) else {
+            return Err(ResumeError::UnknownQuestion {
+                call_id: call_id.to_string(),
+                asking,
+            });
+        };
+        let wrong = |why: String| {
+            Err(ResumeError::WrongAnswer {
+                call_id: call_id.to_string(),
+                why,
+            })
+        };
+        if !pending.question.fits(&answer) {
+            return wrong(format!(
+                "the call asked a {} question",
+                pending.question.capability()
+            ));
+        }
+        if let Answer::Elicited(crate::context::Elicited::Accepted(content)) = &answer
+            && !content.is_object()
+        {
+            return wrong(format!(
+                "an accepted form's content is a JSON object of its fields, not {content}"
+            ));
+        }
+        pending.answer = Some(answer);
+        Ok(())
     }
 
     /// The calls of external tools the run waits for results of, in call order.
@@ -356,7 +486,10 @@ impl PausedRun {
         let malformed = |why: String| Err(ResumeError::Malformed(why));
         if self.failure.is_some() {
             // A failed turn asked again: nothing waits, and it may have been the first turn.
-            if !self.approvals.is_empty() || !self.external_calls.is_empty() {
+            if !self.approvals.is_empty()
+                || !self.questions.is_empty()
+                || !self.external_calls.is_empty()
+            {
                 return malformed("a failed run has no calls waiting".into());
             }
         } else if self.turns.next < 2 {
@@ -392,7 +525,8 @@ impl PausedRun {
                 None => Ok(()),
             };
         }
-        if self.approvals.is_empty() && self.external_calls.is_empty() {
+        if self.approvals.is_empty() && self.questions.is_empty() && self.external_calls.is_empty()
+        {
             return malformed("no call is waiting: there is nothing to resume".into());
         }
         let Some(last) = self
@@ -423,6 +557,7 @@ impl PausedRun {
             .iter()
             // A program's waiting call is answered through the model's call of the program.
             .map(|a| a.program.as_ref().map_or(&a.call, |p| &p.call))
+            .chain(self.questions.iter().map(|q| &q.call))
             .chain(&self.external_calls);
         for call in waiting {
             if !turn.contains(call) {
@@ -453,12 +588,14 @@ impl PausedRun {
         Ok(())
     }
 
-    /// The ids of waiting calls that have no decision yet.
+    /// The ids of waiting calls that have no decision or answer yet.
     pub(super) fn undecided(&self) -> Vec<String> {
-        self.approvals
-            .iter()
-            .filter(|a| a.decision.is_none())
-            .map(|a| a.call.id.to_string())
+        let approvals = self.approvals.iter().filter(|a| a.decision.is_none());
+        let questions = self.questions.iter().filter(|q| q.answer.is_none());
+        approvals
+            .map(|a| &a.call)
+            .chain(questions.map(|q| &q.call))
+            .map(|c| c.id.to_string())
             .collect()
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::ReActAgent;
 use super::events::AgentError;
 use super::external::RunOutcome;
-use super::paused_run::PausedRun;
+use super::paused_run::{PausedRun, PendingQuestion, Waiting};
 use super::resume_error::ResumeError;
 use crate::exec::{ApprovalDecision, Decided};
 use crate::model::Message;
@@ -23,7 +23,9 @@ impl ReActAgent {
     /// its equipped managed groups are switched as they were. Then each waiting call gets
     /// exactly one result: a denied call the denial (the model sees the reason), an approved call
     /// its result after it runs through the toolkit (an edited one with the new arguments,
-    /// checked again), an external call the result given with
+    /// checked again), a call whose tool asked its result after it runs again with the answers
+    /// given ([`PausedRun::answer`]; a tool that asks again pauses the run again), an external
+    /// call the result given with
     /// [`PausedRun::add_result`] or an error result saying none came. The results of the
     /// paused turn's other calls are in the conversation already and nothing runs them again.
     /// Then the run goes on with its next turn, with the same run id, iteration count and
@@ -61,9 +63,9 @@ impl ReActAgent {
     }
 
     /// Whether `run` can resume in this agent: its managed groups are this agent's, its
-    /// external tools do not clash with this agent's tools, and each call approved to run
-    /// reaches a tool of this toolkit that still requires approval (else the decision would
-    /// not be what runs it). Denied calls never run, so their tools need not exist any more.
+    /// external tools do not clash with this agent's tools, each call that asked reaches a tool
+    /// of this toolkit, and each call approved to run reaches a tool of this toolkit that still
+    /// requires approval (else the decision would not be what runs it). Denied calls never run, so their tools need not exist any more.
     fn check_fit(&self, run: &PausedRun) -> Result<(), ResumeError> {
         let misfit = |why: String| Err(ResumeError::DoesNotFit(why));
         for group in run.equipped_groups.keys() {
@@ -75,6 +77,19 @@ impl ReActAgent {
         }
         if let Err(e) = self.check_external(&run.external_tools) {
             return misfit(e.to_string());
+        }
+        for question in &run.questions {
+            if self
+                .toolkit
+                .requires_approval(&question.call().name)
+                .is_none()
+            {
+                return misfit(format!(
+                    "call `{}` asked a question in tool `{}`, which this agent's toolkit does not have",
+                    question.call().id,
+                    question.tool()
+                ));
+            }
         }
         for approval in &run.approvals {
             if approval.program.is_some() && !self.runs_programs() {
@@ -121,7 +136,7 @@ impl ReActAgent {
         let mut positions = Vec::new();
         // A program's call that waited: the program replays to it and goes on, to its end or
         // to another call that waits (then the run pauses again).
-        let mut still_waiting = Vec::new();
+        let mut still_waiting = Waiting::default();
         let mut stop = None;
         for approval in std::mem::take(&mut run.approvals) {
             if let Some(program) = approval.program.clone() {
@@ -145,10 +160,12 @@ impl ReActAgent {
                 for answer in turn.answers {
                     match answer {
                         CallAnswer::Result(result) => answers.push(Some(result)),
-                        CallAnswer::Suspended { call, suspension } => {
-                            still_waiting.push(super::code::suspended(call, suspension))
-                        }
-                        CallAnswer::AwaitingApproval { .. } | CallAnswer::External(_) => {}
+                        CallAnswer::Suspended { call, suspension } => still_waiting
+                            .approvals
+                            .push(super::code::suspended(call, suspension)),
+                        CallAnswer::AwaitingApproval { .. }
+                        | CallAnswer::External(_)
+                        | CallAnswer::Asking { .. } => {}
                     }
                 }
                 continue;
@@ -173,21 +190,48 @@ impl ReActAgent {
             answers.push(None);
             batch.push(ToolCall { arguments, ..call });
         }
+        // A call whose tool asked runs again from its start with its answers (it passed the
+        // approval layer before it asked).
+        let mut given = Vec::new();
+        for question in std::mem::take(&mut run.questions) {
+            given.push((question.call().id.clone(), question.answers()));
+            positions.push(answers.len());
+            answers.push(None);
+            batch.push(question.call().clone());
+        }
         // The calls were decided already: the approval layer asks this hook, which approves
         // exactly them (an edit is in the arguments, which the layer checks before asking).
         let approved: HashSet<Arc<str>> = batch.iter().map(|c| c.id.clone()).collect();
         let toolkit = self
             .toolkit
             .with_approver(Some(Arc::new(Decided::new(approved))));
-        // One turn of the toolkit, as in a run: its repair hook and guardrails apply.
-        let turn = toolkit.turn().run(batch, &ctx).await;
+        // One turn of the toolkit, as in a run: its repair hook and guardrails apply, and a
+        // tool that asks again pauses the run again.
+        let turn = toolkit
+            .turn()
+            .holding_questions(true)
+            .answering(given)
+            .run(batch, &ctx)
+            .await;
         if stop.is_none() {
             stop = turn.stop;
         }
         for (i, answer) in positions.into_iter().zip(turn.answers) {
-            // Nothing is held back or handed back: the turn runs every decided call.
-            if let crate::toolkit::CallAnswer::Result(result) = answer {
-                answers[i] = Some(result);
+            // Nothing is held back or handed back: the turn runs every decided call, and holds
+            // only the questions of those that ask again.
+            match answer {
+                CallAnswer::Result(result) => answers[i] = Some(result),
+                CallAnswer::Asking {
+                    call,
+                    tool,
+                    question,
+                    answered,
+                } => still_waiting
+                    .questions
+                    .push(PendingQuestion::new(call, &tool, question, answered)),
+                CallAnswer::AwaitingApproval { .. }
+                | CallAnswer::External(_)
+                | CallAnswer::Suspended { .. } => {}
             }
         }
         let results: Vec<ToolResult> = answers.into_iter().flatten().collect();

@@ -29,14 +29,31 @@ pub enum ResumeError {
         /// The calls that do wait for a decision.
         waiting: Vec<String>,
     },
-    /// Calls still wait for a decision: give one for each, then resume.
+    /// Calls still wait for a decision or an answer: give one for each, then resume.
     #[error(
-        "no decision was given for the calls {}; approve or deny each before resuming",
+        "no decision or answer was given for the calls {}; approve or deny each waiting call and answer each question before resuming",
         list(call_ids)
     )]
     MissingDecisions {
-        /// The calls without a decision.
+        /// The calls without a decision or an answer.
         call_ids: Vec<String>,
+    },
+    /// An answer was given for a call that asked no question.
+    #[error("no call `{call_id}` waits for an answer; asking: {}", list(asking))]
+    UnknownQuestion {
+        /// The call id of the answer.
+        call_id: String,
+        /// The calls that do wait for an answer.
+        asking: Vec<String>,
+    },
+    /// An answer does not fit the question: a form answered with a completion or the other
+    /// way round, or an accepted form whose content is not a JSON object.
+    #[error("the answer for call `{call_id}` does not fit its question: {why}")]
+    WrongAnswer {
+        /// The call id of the answer.
+        call_id: String,
+        /// What is wrong.
+        why: String,
     },
     /// A result was given for a call that is not a pending external call.
     #[error(

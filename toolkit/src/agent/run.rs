@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::events::{AgentError, AgentEvent, ApprovalResponder, Events, emit};
 use super::external::RunOutcome;
-use super::paused_run::{PausedRun, PendingApproval, Turns};
+use super::paused_run::{PausedRun, PendingApproval, PendingQuestion, Turns, Waiting};
 use super::search::{self, SearchMode};
 use super::{AgentInfo, ReActAgent};
 use crate::background::JobStatus;
@@ -520,6 +520,7 @@ impl ReActAgent {
             .offering(callable)
             .external(external.iter().map(ToolDefinition::shared_name))
             .holding_approvals(self.settings.pause_at_approvals)
+            .holding_questions(self.settings.pause_at_approvals)
             .searchable(mode != SearchMode::Off)
             .after(self.previous_step(&calls));
         if events.is_some() {
@@ -539,13 +540,23 @@ impl ReActAgent {
             let result = match answer {
                 CallAnswer::Result(result) => result,
                 CallAnswer::AwaitingApproval { call, tool } => {
-                    answered.waiting.push(PendingApproval::new(call, &tool));
+                    let pending = PendingApproval::new(call, &tool);
+                    answered.waiting.approvals.push(pending);
                     continue;
                 }
                 CallAnswer::Suspended { call, suspension } => {
-                    answered
-                        .waiting
-                        .push(super::code::suspended(call, suspension));
+                    let pending = super::code::suspended(call, suspension);
+                    answered.waiting.approvals.push(pending);
+                    continue;
+                }
+                CallAnswer::Asking {
+                    call,
+                    tool,
+                    question,
+                    answered: given,
+                } => {
+                    let pending = PendingQuestion::new(call, &tool, question, given);
+                    answered.waiting.questions.push(pending);
                     continue;
                 }
                 CallAnswer::External(call) => {
@@ -616,7 +627,7 @@ struct Offering<'a> {
 #[derive(Default)]
 struct Answered {
     results: Vec<ToolResult>,
-    waiting: Vec<PendingApproval>,
+    waiting: Waiting,
     remote: Vec<ToolCall>,
     found: Found,
     stop: Option<crate::toolkit::GuardrailStop>,

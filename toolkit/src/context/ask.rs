@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::questions::QuestionBook;
 use super::{ContextRejection, FromToolContext, ToolContext};
 
 /// Whoever a running call can ask: the MCP client of the session that made the call
@@ -50,7 +51,7 @@ pub trait Caller: Send + Sync + 'static {
 /// A question for the user: a message, and the form to answer it in (a JSON Schema object of
 /// primitive properties — strings, numbers, integers, booleans, enums and arrays of enum
 /// values — with `default`s the client fills in, as MCP's elicitation allows).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Elicitation {
     /// What the user is asked.
@@ -103,24 +104,33 @@ impl Elicitation {
     }
 }
 
-/// The user's answer to an [`Elicitation`].
-#[derive(Clone, Debug, PartialEq)]
+/// The user's answer to an [`Elicitation`]. Stored (in a [`PausedRun`]) as
+/// `{"action": "accept", "content": {…}}`, `{"action": "decline"}` or `{"action": "cancel"}`,
+/// MCP's words.
+///
+/// [`PausedRun`]: crate::agent::PausedRun
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "action", content = "content")]
 pub enum Elicited<T> {
     /// The user filled in the form.
+    #[serde(rename = "accept")]
     Accepted(T),
     /// The user said no.
+    #[serde(rename = "decline")]
     Declined,
     /// The user dismissed the question without deciding.
+    #[serde(rename = "cancel")]
     Cancelled,
 }
 
 /// A request for a completion from the caller's model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Sampling {
     /// The conversation so far: `(role, text)` pairs, the role `"user"` or `"assistant"`.
     pub messages: Vec<(String, String)>,
     /// A system prompt, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
     /// The most tokens to generate.
     pub max_tokens: u32,
@@ -144,7 +154,7 @@ impl Sampling {
 }
 
 /// The caller's model's answer to a [`Sampling`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Sampled {
     /// What the model wrote.
@@ -152,6 +162,7 @@ pub struct Sampled {
     /// The model that wrote it, as the caller names it.
     pub model: String,
     /// Why it stopped (`"endTurn"`, `"maxTokens"`, …), when said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
 }
 
@@ -173,7 +184,7 @@ impl Sampled {
 pub enum AskError {
     /// Nobody to ask: the call runs where no [`Caller`] was put into the context.
     #[error(
-        "this tool asks its caller ({what}), and nobody can be asked here: serve it over MCP, or put an `Arc<dyn Caller>` into the call's context"
+        "this tool asks its caller ({what}), and nobody can be asked here: serve it over MCP, run it in an agent built with `pause_at_approvals` (the run pauses at the question), or put an `Arc<dyn Caller>` into the call's context"
     )]
     NoCaller {
         /// `"elicitation"` or `"sampling"`.
@@ -198,6 +209,15 @@ pub enum AskError {
     /// The user's answer does not fit the form.
     #[error("the user's answer does not fit the form: {0}")]
     InvalidAnswer(String),
+    /// The question is held: the agent run pauses at it
+    /// ([`ReActAgentBuilder::pause_at_approvals`]), and the call runs again from its start with
+    /// the answer when the run resumes. Nothing the tool does after this is kept.
+    ///
+    /// [`ReActAgentBuilder::pause_at_approvals`]: crate::agent::ReActAgentBuilder::pause_at_approvals
+    #[error(
+        "the run pauses for the answer to this question; the call runs again with it when the run resumes"
+    )]
+    Paused,
 }
 
 /// Ask the user a question from inside a tool: `#[ctx] ask: Elicitor`.
@@ -282,8 +302,13 @@ impl Sampler {
     }
 }
 
+/// Who a call asks: a [`Caller`] in its context; else, in a turn that holds its calls' questions
+/// (an agent run that pauses), the turn's [`QuestionBook`].
 fn caller_of(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
-    ctx.get::<Arc<dyn Caller>>().map(|caller| (*caller).clone())
+    if let Some(caller) = ctx.get::<Arc<dyn Caller>>() {
+        return Some((*caller).clone());
+    }
+    QuestionBook::caller(ctx)
 }
 
 impl FromToolContext for Elicitor {

@@ -11,11 +11,14 @@
 //! implement, the way axum's `FromRequestParts` works; [`Ctx<T>`], [`ToolEmitter`],
 //! [`CallInfo`], [`AgentInfo`], [`CancellationToken`], and [`Elicitor`] and [`Sampler`]
 //! (asking the caller, over the [`Caller`] in the context) are ordinary implementations of it.
+//! Where no caller is set, an agent run that pauses holds a tool's question as a [`Question`]
+//! for the application to give an [`Answer`] to.
 
 mod agent_info;
 mod ask;
 mod emitter;
 mod extract;
+mod questions;
 
 use std::any::{Any, TypeId, type_name};
 use std::fmt;
@@ -28,6 +31,8 @@ pub use agent_info::AgentInfo;
 pub use ask::{AskError, Caller, Elicitation, Elicited, Elicitor, Sampled, Sampler, Sampling};
 pub use emitter::{LogLevel, ProgressEvent, ToolEmitter, ToolProgress};
 pub use extract::{CallInfo, ContextReads, ContextRejection, Ctx, FromToolContext};
+pub(crate) use questions::QuestionBook;
+pub use questions::{Answer, Question};
 
 /// The values of one level. Small by nature (a handful of types), so a vector beats a hash map.
 #[derive(Clone, Default)]

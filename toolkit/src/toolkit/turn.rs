@@ -17,7 +17,7 @@ use futures::future::BoxFuture;
 
 use super::Toolkit;
 use super::loop_guard::{self, AnsweredCall};
-use crate::context::ToolContext;
+use crate::context::{Answer, Question, QuestionBook, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::exec::batch;
 use crate::tool::{Suspension, ToolCall, ToolDefinition, ToolOutput, ToolResult};
@@ -123,6 +123,20 @@ pub enum CallAnswer {
     },
     /// A call of an external (client-side) tool, handed back unrun.
     External(ToolCall),
+    /// A call whose tool asked a question nobody in the context could answer, in a turn that
+    /// holds questions ([`Turn::holding_questions`]). Whatever the tool did after asking is
+    /// dropped: made again in a turn [`answering`](Turn::answering) it with the earlier answers
+    /// and this one's, the call runs from its start and gets its answers in the order it asks.
+    Asking {
+        /// The call.
+        call: ToolCall,
+        /// The tool it reaches (registered name).
+        tool: Arc<str>,
+        /// What the tool asked.
+        question: Question,
+        /// The answers the call had been given before this question, in the order it asked.
+        answered: Vec<Answer>,
+    },
     /// A call that suspended itself at a call of its own that waits for approval
     /// ([`ToolOutput::suspended`]); made again with a [`Resumption`] in its context, it goes on.
     Suspended {
@@ -185,6 +199,8 @@ pub struct Turn<'a> {
     offered: Option<Names>,
     external: Names,
     hold_approvals: bool,
+    hold_questions: bool,
+    answers: Vec<(Arc<str>, Vec<Answer>)>,
     searchable: bool,
     previous: Vec<AnsweredCall>,
 }
@@ -199,6 +215,8 @@ impl Toolkit {
             offered: None,
             external: Names::default(),
             hold_approvals: false,
+            hold_questions: false,
+            answers: Vec::new(),
             searchable: false,
             previous: Vec::new(),
         }
@@ -219,6 +237,18 @@ impl Turn<'_> {
         /// Hold back the calls an approver would be asked about ([`CallAnswer::AwaitingApproval`])
         /// instead of asking.
         pub fn holding_approvals(hold: bool) => hold_approvals = hold;
+
+        /// Hold the questions the calls' tools ask ([`Elicitor`](crate::context::Elicitor),
+        /// [`Sampler`](crate::context::Sampler)) when no [`Caller`](crate::context::Caller) is
+        /// in the context: such a call is answered with [`CallAnswer::Asking`]. Only this
+        /// turn's calls: a program's calls (a turn nested in a call) are not held.
+        pub fn holding_questions(hold: bool) => hold_questions = hold;
+
+        /// The answers given to calls that asked before ([`CallAnswer::Asking`]), by call id,
+        /// each in the order the call asks: made again here, such a call gets them instead of
+        /// asking. Takes effect in a turn holding questions.
+        pub fn answering(answers: impl IntoIterator<Item = (Arc<str>, Vec<Answer>)>)
+            => answers = answers.into_iter().collect();
 
         /// Deferred tools can be found this turn (with `search_tools`): a call of one not found yet
         /// is refused with a hint to search first.
@@ -349,7 +379,7 @@ impl Turn<'_> {
     }
 
     /// Answer `calls` with `ctx` as every call's context.
-    pub async fn run(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
+    pub async fn run(mut self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
         // A turn nested in one of an outer turn's calls reports its stop there as well.
         let outer = ctx.get::<StopSignal>();
         // Only a call given the calling view can make a turn of its own (a repaired call may
@@ -366,7 +396,19 @@ impl Turn<'_> {
         if self.hold_approvals {
             inner = Cow::Owned(inner.into_owned().with(HoldsApprovals));
         }
-        let mut outcome = self.answer(calls, &inner).await;
+        // This turn's calls' questions, in a book of their own (a turn nested in one of an
+        // outer turn's calls lists none of its calls in the outer book).
+        let book = self.hold_questions.then(|| {
+            let book = Arc::new(QuestionBook::new(std::mem::take(&mut self.answers)));
+            for call in &calls {
+                book.serve(&call.id);
+            }
+            book
+        });
+        if let Some(book) = &book {
+            inner = Cow::Owned(inner.into_owned().with_shared(book.clone()));
+        }
+        let mut outcome = self.answer(calls, &inner, book.as_deref()).await;
         if let (None, Some(signal)) = (&outcome.stop, &signal) {
             outcome.stop = crate::util::lock(&signal.0).take();
         }
@@ -376,12 +418,17 @@ impl Turn<'_> {
         outcome
     }
 
-    async fn answer(self, calls: Vec<ToolCall>, ctx: &ToolContext) -> TurnOutcome {
+    async fn answer(
+        self,
+        calls: Vec<ToolCall>,
+        ctx: &ToolContext,
+        book: Option<&QuestionBook>,
+    ) -> TurnOutcome {
         let mut ids = Vec::with_capacity(calls.len());
         let (calls, repeated): (Vec<ToolCall>, Vec<ToolCall>) =
             calls.into_iter().partition(|c| first_use(&mut ids, &c.id));
-        // The calls as made, for those that suspend (held approvals only).
-        let made: Vec<ToolCall> = if self.hold_approvals {
+        // The calls as made, for those that suspend or ask (held approvals or questions only).
+        let made: Vec<ToolCall> = if self.hold_approvals || book.is_some() {
             calls.clone()
         } else {
             Vec::new()
@@ -464,6 +511,19 @@ impl Turn<'_> {
             .await;
         let mut answers: Vec<CallAnswer> = answers.into_iter().flatten().collect();
         for answer in &mut answers {
+            if let (CallAnswer::Result(result), Some(book)) = (&*answer, book)
+                && let Some((question, answered)) = book.take_open(&result.call_id)
+            {
+                let call = made_call(&made, result);
+                let tool = self.toolkit.canonical_name(&call.name).into();
+                *answer = CallAnswer::Asking {
+                    call,
+                    tool,
+                    question,
+                    answered,
+                };
+                continue;
+            }
             if let CallAnswer::Result(result) = answer {
                 let suspension = result
                     .outcome
@@ -472,13 +532,7 @@ impl Turn<'_> {
                     .and_then(ToolOutput::suspension);
                 match suspension {
                     Some(suspension) if self.hold_approvals => {
-                        let call = made
-                            .iter()
-                            .find(|c| c.id == result.call_id)
-                            .cloned()
-                            .unwrap_or_else(|| {
-                                ToolCall::new(result.call_id.clone(), result.name.clone(), "")
-                            });
+                        let call = made_call(&made, result);
                         *answer = CallAnswer::Suspended { call, suspension };
                     }
                     _ => self.guard_result(result, &mut stop),
@@ -600,6 +654,14 @@ impl Turn<'_> {
             }
         }
     }
+}
+
+/// The call as the model made it that `result` answers (held approvals or questions keep them).
+fn made_call(made: &[ToolCall], result: &ToolResult) -> ToolCall {
+    made.iter()
+        .find(|c| c.id == result.call_id)
+        .cloned()
+        .unwrap_or_else(|| ToolCall::new(result.call_id.clone(), result.name.clone(), ""))
 }
 
 /// The answer to a call that did not run because a guardrail stopped the run.

@@ -145,9 +145,12 @@ pub(super) async fn turn(
             // stays valid, and say why.
             session.close_pending();
             let why = format!(
-                "the run paused at {} call(s) that wait for approval; an agent served over A2A \
-                 needs an approver (ReActAgentBuilder::approver) instead of pause_at_approvals",
-                run.pending_approvals().len()
+                "the run paused at {} call(s) that wait for approval and {} whose tool asked a \
+                 question; an agent served over A2A needs an approver \
+                 (ReActAgentBuilder::approver) and a Caller in its context instead of \
+                 pause_at_approvals",
+                run.pending_approvals().len(),
+                run.pending_questions().len()
             );
             reply.fail(why).await;
         }
