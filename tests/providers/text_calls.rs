@@ -349,7 +349,8 @@ fn asked_parallel(body: &Value) -> bool {
 
 /// A refusal of a request that allowed parallel calls is first asked again with them off —
 /// before the tools go into the prompt — and the provider keeps them off afterwards; a request
-/// that is refused that way too is then asked for text.
+/// that is refused that way too is then asked for text, and once that is taken the provider
+/// puts the tools in the prompt from the start.
 #[tokio::test]
 async fn a_refusal_is_asked_again_with_parallel_calls_off_first_and_remembered() {
     let parallel = || ask().with_parallel_tool_calls(true);
@@ -362,7 +363,20 @@ async fn a_refusal_is_asked_again_with_parallel_calls_off_first_and_remembered()
             "openai" => openai_call(),
             _ => anthropic_call(),
         };
-        let server = Server::start([rejected(), call, again, rejected(), text]).await;
+        let (text_again, text_streamed) = match wire {
+            "openai" => (openai_text(TEXT_CALL), openai_text(TEXT_CALL)),
+            _ => (anthropic_text(TEXT_CALL), anthropic_text(TEXT_CALL)),
+        };
+        let server = Server::start([
+            rejected(),
+            call,
+            again,
+            rejected(),
+            text,
+            text_again,
+            text_streamed,
+        ])
+        .await;
         let model: Box<dyn ChatModel> = match wire {
             "openai" => Box::new(openai(&format!("{}/v1", server.url), true)),
             _ => Box::new(anthropic(&server.url, true)),
@@ -377,6 +391,19 @@ async fn a_refusal_is_asked_again_with_parallel_calls_off_first_and_remembered()
         // Refused with parallel calls off already: asked for text at once.
         let third = model.chat(parallel()).await.unwrap();
         assert!(third.message.calls_in_text, "{wire}");
+        // Taken with the tools in the prompt: later requests go that way from the start, one
+        // request each (streamed ones asked whole), instead of two refusals first.
+        let fourth = model.chat(parallel()).await.unwrap();
+        assert!(fourth.message.calls_in_text, "{wire}");
+        assert_eq!(fourth.message.tool_calls[0].name, "get_weather", "{wire}");
+        let (events, error) = collect(model.chat_stream(parallel())).await;
+        assert!(error.is_none(), "{wire}: {error:?}");
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, ChatEvent::Done(r) if r.message.calls_in_text)),
+            "{wire}: {events:?}"
+        );
 
         let requests = server.requests();
         let asked: Vec<bool> = requests.iter().map(|r| asked_parallel(&r.body)).collect();
@@ -384,8 +411,13 @@ async fn a_refusal_is_asked_again_with_parallel_calls_off_first_and_remembered()
             .iter()
             .map(|r| r.body.get("tools").is_some())
             .collect();
-        assert_eq!(asked, [true, false, false, false, false], "{wire}");
-        assert_eq!(with_tools, [true, true, true, true, false], "{wire}");
+        assert_eq!(asked.len(), 7, "{wire}: one request for each later ask");
+        assert_eq!(asked[..5], [true, false, false, false, false], "{wire}");
+        assert_eq!(
+            with_tools,
+            [true, true, true, true, false, false, false],
+            "{wire}"
+        );
     }
 }
 

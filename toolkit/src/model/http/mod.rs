@@ -15,7 +15,7 @@ pub(crate) mod sse;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
@@ -227,9 +227,9 @@ pub(crate) struct Endpoint {
     headers: HeaderMap,
     timeout: Duration,
     retry: RetryPolicy,
-    /// Set once the server refused a reply and took it with parallel calls off: every later
-    /// request through this endpoint (and its clones) asks for one call a turn.
-    one_call_a_turn: Arc<AtomicBool>,
+    /// What refusals taught about the server: every later request through this endpoint (and
+    /// its clones) asks for one call a turn, or puts the tools in the prompt.
+    learned: Arc<recovery::Learned>,
 }
 
 /// A failed attempt, with how long the server asked us to wait.
@@ -293,18 +293,18 @@ impl Endpoint {
             headers,
             timeout,
             retry: settings.retry.clone(),
-            one_call_a_turn: Arc::default(),
+            learned: Arc::default(),
         })
     }
 
-    /// Whether this server needs one call a turn (see [`recovery`]).
-    pub(crate) fn one_call_a_turn(&self) -> &AtomicBool {
-        &self.one_call_a_turn
+    /// What refusals taught about this server (see [`recovery`]).
+    pub(crate) fn learned(&self) -> &recovery::Learned {
+        &self.learned
     }
 
     /// `request` as this server takes it: parallel calls off once it refused them.
     pub(crate) fn adapt(&self, request: ChatRequest) -> ChatRequest {
-        if request.parallel_tool_calls && self.one_call_a_turn.load(Ordering::Relaxed) {
+        if request.parallel_tool_calls && self.learned.one_call_a_turn.load(Ordering::Relaxed) {
             request.with_parallel_tool_calls(false)
         } else {
             request

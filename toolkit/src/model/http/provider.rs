@@ -57,7 +57,7 @@ pub(crate) fn chat<P: HttpProvider>(
     let endpoint = provider.endpoint();
     Box::pin(recovery::chat(
         provider.text_calls(),
-        endpoint.one_call_a_turn(),
+        endpoint.learned(),
         Arc::new(endpoint.adapt(request)),
         ask(provider),
     ))
@@ -81,6 +81,13 @@ pub(crate) fn chat_stream<P: HttpProvider>(
             .boxed();
     }
     let request = provider.endpoint().adapt(request);
+    if provider
+        .endpoint()
+        .learned()
+        .in_prompt(provider.text_calls(), &request)
+    {
+        return recovery::in_prompt_stream(request, ask(provider));
+    }
     let (body, names) = match provider.body(&request, true) {
         Ok(prepared) => prepared,
         Err(e) => return Box::pin(futures::stream::once(std::future::ready(Err(e)))),
@@ -101,7 +108,7 @@ pub(crate) fn chat_stream<P: HttpProvider>(
     .boxed();
     recovery::stream(
         provider.text_calls(),
-        provider.endpoint().one_call_a_turn(),
+        provider.endpoint().learned(),
         request,
         names,
         events,

@@ -10,7 +10,9 @@
 //! or parallel calls were off already, the request is asked once more without native tools, the
 //! tools described in the prompt as [`TextToolCalls`](crate::model::TextToolCalls) does, and
 //! the calls read from the text. (Tool choice `none` with the tools still sent is not enough:
-//! llama.cpp's `/v1/messages` parses the output for calls all the same.)
+//! llama.cpp's `/v1/messages` parses the output for calls all the same.) When the server takes
+//! that, the endpoint remembers it too: later requests with tools go with the tools in the
+//! prompt from the start, instead of being refused twice first (three requests a turn).
 //!
 //! A provider hands this module one way to ask: the request in, the parsed response and the
 //! name map it was read with out.
@@ -25,6 +27,24 @@ use futures::stream::BoxStream;
 use crate::dialect::NameMap;
 use crate::model::text_calls::{as_text_request, recover};
 use crate::model::{ChatEvent, ChatRequest, ChatResponse, ModelError, ToolChoice};
+
+/// What an endpoint learned of its server from refusals, kept for every later request through
+/// it (and its clones).
+#[derive(Debug, Default)]
+pub(crate) struct Learned {
+    /// The server took a refused reply again with parallel calls off.
+    pub(crate) one_call_a_turn: AtomicBool,
+    /// The server refused the model's native calls even with parallel calls off, and took the
+    /// request with the tools in the prompt.
+    pub(crate) tools_in_prompt: AtomicBool,
+}
+
+impl Learned {
+    /// Whether `request` goes with the tools in the prompt from the start (text calls `on`).
+    pub(crate) fn in_prompt(&self, on: bool, request: &ChatRequest) -> bool {
+        applies(on, request) && self.tools_in_prompt.load(Ordering::Relaxed)
+    }
+}
 
 /// One non-streaming request to a provider: the response as parsed, with its name map. The
 /// request is shared, not copied: the original is kept for a second request.
@@ -59,17 +79,20 @@ pub(crate) fn read_calls(
 /// of the model's output ([`after_refusal`]).
 pub(crate) async fn chat(
     on: bool,
-    one_call_a_turn: &AtomicBool,
+    learned: &Learned,
     request: Arc<ChatRequest>,
     ask: Ask<'_>,
 ) -> Result<ChatResponse, ModelError> {
+    if learned.in_prompt(on, &request) {
+        return in_prompt(&request, &ask).await;
+    }
     match ask(Arc::clone(&request)).await {
         Ok((mut response, names)) => {
             read_calls(on, &request, &names, &mut response);
             Ok(response)
         }
         Err(error @ ModelError::OutputRejected { .. }) => {
-            after_refusal(on, one_call_a_turn, &request, &ask, error).await
+            after_refusal(on, learned, &request, &ask, error).await
         }
         Err(error) => Err(error),
     }
@@ -88,11 +111,11 @@ fn parallel(request: &ChatRequest) -> bool {
 }
 
 /// After the server refused the model's output for `request`: asked again with parallel calls
-/// off (if they were on; remembered in `one_call_a_turn` when the server takes it), then for
-/// text (when `on`). The first refusal is returned when nothing helps.
+/// off (if they were on; remembered when the server takes it), then for text (when `on`;
+/// remembered too). The first refusal is returned when nothing helps.
 async fn after_refusal(
     on: bool,
-    one_call_a_turn: &AtomicBool,
+    learned: &Learned,
     request: &Arc<ChatRequest>,
     ask: &Ask<'_>,
     rejected: ModelError,
@@ -105,7 +128,7 @@ async fn after_refusal(
         let serial = Arc::new(request.as_ref().clone().with_parallel_tool_calls(false));
         match ask(Arc::clone(&serial)).await {
             Ok((mut response, names)) => {
-                one_call_a_turn.store(true, Ordering::Relaxed);
+                learned.one_call_a_turn.store(true, Ordering::Relaxed);
                 read_calls(on, &serial, &names, &mut response);
                 return Ok(response);
             }
@@ -116,11 +139,38 @@ async fn after_refusal(
             }
         }
     }
-    if applies(on, request) {
-        ask_for_text(request, ask, rejected).await
-    } else {
-        Err(rejected)
+    if !applies(on, request) {
+        return Err(rejected);
     }
+    let response = ask_for_text(request, ask, rejected).await?;
+    learned.tools_in_prompt.store(true, Ordering::Relaxed);
+    Ok(response)
+}
+
+/// `request` with the tools in the prompt from the start: the server refused the model's native
+/// calls before.
+async fn in_prompt(request: &ChatRequest, ask: &Ask<'_>) -> Result<ChatResponse, ModelError> {
+    tracing::debug!(
+        "asking with the tools in the prompt: this server refused the model's native calls before"
+    );
+    let (mut response, names) = ask(Arc::new(as_text_request(request))).await?;
+    read_calls(true, request, &names, &mut response);
+    Ok(response)
+}
+
+/// [`in_prompt`] as a stream's events (asked whole).
+pub(crate) fn in_prompt_stream<'a>(
+    request: ChatRequest,
+    ask: Ask<'a>,
+) -> BoxStream<'a, Result<ChatEvent, ModelError>> {
+    futures::stream::once(async move { in_prompt(&request, &ask).await })
+        .flat_map(|reply| {
+            futures::stream::iter(match reply {
+                Ok(response) => done_events(response),
+                Err(error) => vec![Err(error)],
+            })
+        })
+        .boxed()
 }
 
 /// The request again without native tools, as [`TextToolCalls`](crate::model::TextToolCalls)
@@ -154,7 +204,7 @@ async fn ask_for_text(
 /// as one delta).
 pub(crate) fn stream<'a>(
     on: bool,
-    one_call_a_turn: &'a AtomicBool,
+    learned: &'a Learned,
     request: Arc<ChatRequest>,
     names: NameMap,
     events: BoxStream<'a, Result<ChatEvent, ModelError>>,
@@ -191,9 +241,7 @@ pub(crate) fn stream<'a>(
                     Err(error @ ModelError::OutputRejected { .. }) if retried(on, &request) => {
                         match ask {
                             Some(ask) => {
-                                match after_refusal(on, one_call_a_turn, &request, &ask, error)
-                                    .await
-                                {
+                                match after_refusal(on, learned, &request, &ask, error).await {
                                     Ok(response) => done_events(response),
                                     Err(error) => vec![Err(error)],
                                 }
