@@ -11,10 +11,8 @@
 //! Both runs pass `tests/mcp/conformance-expected.yml`, so the suite itself fails the test on
 //! any failure not listed there and on a listed failure that starts passing.
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
 use crate::peers;
@@ -47,19 +45,12 @@ async fn run_suite(mut command: Command, what: &str) {
 
 #[tokio::test]
 async fn server_scenarios() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_mcp-conformance-server"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start mcp-conformance-server");
-    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .expect("mcp-conformance-server prints READY within 30 s")
-        .expect("read mcp-conformance-server's stdout")
-        .and_then(|line| line.strip_prefix("READY ").map(str::to_owned))
-        .expect("mcp-conformance-server's first line is `READY <url>`");
+    let mut server = peers::spawn_command_ready(
+        Command::new(env!("CARGO_BIN_EXE_mcp-conformance-server")),
+        "mcp-conformance-server",
+    )
+    .await;
+    let url = server.ready.clone();
 
     let mut suite = peers::conformance();
     suite
@@ -74,7 +65,7 @@ async fn server_scenarios() {
         .arg(expected());
     run_suite(suite, "server scenarios").await;
     assert!(
-        server.try_wait().unwrap().is_none(),
+        server.child.try_wait().unwrap().is_none(),
         "mcp-conformance-server exited during the suite"
     );
 }

@@ -105,7 +105,7 @@ pub async fn spawn_ready(env: Env, script: &str, args: &[&str]) -> Peer {
         .arg(workspace_root().join("tests/peers").join(script))
         .args(args)
         .env("PYTHONUNBUFFERED", "1");
-    ready(command, script).await
+    spawn_command_ready(command, script).await
 }
 
 /// Starts `tests/peers/js/<script>` under Node with the packages of `target/js`, and waits for
@@ -113,10 +113,12 @@ pub async fn spawn_ready(env: Env, script: &str, args: &[&str]) -> Peer {
 pub async fn spawn_node_ready(script: &str, args: &[&str]) -> Peer {
     let mut command = node(script);
     command.args(args);
-    ready(command, script).await
+    spawn_command_ready(command, script).await
 }
 
-async fn ready(mut command: Command, script: &str) -> Peer {
+/// Starts `command` (named `script` in messages) and waits for `READY` as [`spawn_ready`]
+/// does: for the test binaries that print it too.
+pub async fn spawn_command_ready(mut command: Command, script: &str) -> Peer {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
