@@ -27,6 +27,67 @@ pub struct SearchSettings {
     /// List each name once, at its best: definitions added under other keys with
     /// [`ToolIndex::insert_as`] that share a name are one tool.
     pub one_per_name: bool,
+    /// How words are reduced to stems, in tools and queries alike.
+    pub stemming: Stemming,
+    /// Saturation of a query word said several times (BM25's `k3`): it counts
+    /// `n·(k3+1)/(k3+n)` times; 0 counts each distinct word once.
+    pub query_k3: f64,
+    /// How much a term counts in a tool's name, description and parameters (BM25F: each
+    /// field's term counts and length are weighted before saturation); all 1 is one bag.
+    pub fields: FieldWeights,
+    /// Match words written joined on one side and apart on the other, against the catalog's
+    /// own vocabulary: two or three adjacent query words whose joined form is a term of the
+    /// catalog ("file system" finds `filesystem`, "how to cook" `howtocook`) add that term, and
+    /// a query word the catalog does not have that splits into two words it has ("github"
+    /// where tools say "GitHub") adds those.
+    pub join_words: bool,
+    /// A query that asks for several things ("…, then …", "… and also …"; see
+    /// [`ToolIndex::search`]) is ranked as a whole and per need, the rankings fused, so that
+    /// every need has tools near the top.
+    pub split_needs: bool,
+}
+
+/// How words become stems ([`SearchSettings::stemming`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stemming {
+    /// Plurals and `-ing` / `-ed` stripped, a final `e` dropped (`tests/search/METHOD.md`).
+    Light,
+    /// The Snowball English stemmer (Porter 2), from the `rust-stemmers` crate.
+    Snowball,
+}
+
+/// The weight of each field of a tool ([`SearchSettings::fields`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FieldWeights {
+    /// The tool's name.
+    pub name: f64,
+    /// Its description.
+    pub description: f64,
+    /// Its parameters' names, descriptions and `enum` values.
+    pub parameters: f64,
+}
+
+impl FieldWeights {
+    /// These weights.
+    pub fn new(name: f64, description: f64, parameters: f64) -> Self {
+        FieldWeights {
+            name,
+            description,
+            parameters,
+        }
+    }
+
+    fn is_one_bag(&self) -> bool {
+        *self == FieldWeights::new(1.0, 1.0, 1.0)
+    }
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights::new(1.0, 1.0, 1.0)
+    }
 }
 
 impl Default for SearchSettings {
@@ -37,6 +98,11 @@ impl Default for SearchSettings {
             pair_weight: 0.15,
             name_coverage: 1.5,
             one_per_name: true,
+            stemming: Stemming::Light,
+            query_k3: 0.0,
+            fields: FieldWeights::default(),
+            join_words: false,
+            split_needs: false,
         }
     }
 }
@@ -57,6 +123,21 @@ impl SearchSettings {
 
         /// The same settings with this [`one_per_name`](Self::one_per_name).
         pub fn with_one_per_name(on: bool) => one_per_name = on;
+
+        /// The same settings with this [`stemming`](Self::stemming).
+        pub fn with_stemming(stemming: Stemming) => stemming = stemming;
+
+        /// The same settings with this [`query_k3`](Self::query_k3).
+        pub fn with_query_k3(k3: f64) => query_k3 = k3;
+
+        /// The same settings with these [`fields`](Self::fields) weights.
+        pub fn with_fields(fields: FieldWeights) => fields = fields;
+
+        /// The same settings with this [`join_words`](Self::join_words).
+        pub fn with_join_words(on: bool) => join_words = on;
+
+        /// The same settings with this [`split_needs`](Self::split_needs).
+        pub fn with_split_needs(on: bool) => split_needs = on;
     }
 
     /// Okapi BM25 alone with these settings' `k1` and `b`: no pairs, no name coverage.
@@ -96,6 +177,8 @@ struct Posting {
     count: u16,
     /// How often it is in the tool's name.
     in_name: u16,
+    /// How often it is in the tool's parameters.
+    in_parameters: u16,
 }
 
 /// A BM25 index over tool definitions, keyed by tool name. See the [module](super) for the
@@ -125,10 +208,13 @@ pub struct ToolIndex {
     docs: Vec<Option<Doc>>,
     lengths: Vec<u32>,
     name_lengths: Vec<u16>,
+    parameter_lengths: Vec<u32>,
     free: Vec<u32>,
     by_key: FxHashMap<String, u32>,
-    /// The summed length of every tool.
+    /// The summed length of every tool, and of every tool's name and parameters.
     total: u64,
+    total_name: u64,
+    total_parameters: u64,
     live: u32,
     /// Reused by each insertion.
     scratch: Scratch,
@@ -176,9 +262,12 @@ impl ToolIndex {
             docs: Vec::new(),
             lengths: Vec::new(),
             name_lengths: Vec::new(),
+            parameter_lengths: Vec::new(),
             free: Vec::new(),
             by_key: FxHashMap::default(),
             total: 0,
+            total_name: 0,
+            total_parameters: 0,
             live: 0,
             scratch: Scratch::default(),
         }
@@ -231,11 +320,13 @@ impl ToolIndex {
         description.clear();
         parameters.clear();
         all.clear();
-        text::each_term_with(definition.name(), buffer, |t| name.push(self.term_id(t)));
-        text::each_term_with(definition.description(), buffer, |t| {
+        let analyzer = text::Analyzer::new(self.settings.stemming);
+        analyzer.each_term_with(definition.name(), buffer, |t| name.push(self.term_id(t)));
+        analyzer.each_term_with(definition.description(), buffer, |t| {
             description.push(self.term_id(t));
         });
         walk(
+            analyzer,
             definition.parameters(),
             buffer,
             &mut |t| parameters.push(self.term_id(t)),
@@ -259,6 +350,7 @@ impl ToolIndex {
                 self.docs.push(None);
                 self.lengths.push(0);
                 self.name_lengths.push(0);
+                self.parameter_lengths.push(0);
                 (self.docs.len() - 1) as u32
             }
         };
@@ -266,14 +358,17 @@ impl ToolIndex {
         for run in all.chunk_by(|a, b| a == b) {
             let term = run[0];
             let in_name = name.iter().filter(|&&t| t == term).count();
+            let in_parameters = parameters.iter().filter(|&&t| t == term).count();
             self.postings[term as usize].push(Posting {
                 doc: slot,
                 count: u16::try_from(run.len()).unwrap_or(u16::MAX),
                 in_name: u16::try_from(in_name).unwrap_or(u16::MAX),
+                in_parameters: u16::try_from(in_parameters).unwrap_or(u16::MAX),
             });
             terms.push(term);
         }
         let name_length = u16::try_from(name.len()).unwrap_or(u16::MAX);
+        let parameter_length = parameters.len() as u32;
         self.scratch = scratch;
         let i = slot as usize;
         self.docs[i] = Some(Doc {
@@ -284,9 +379,60 @@ impl ToolIndex {
         });
         self.lengths[i] = length;
         self.name_lengths[i] = name_length;
+        self.parameter_lengths[i] = parameter_length;
         self.total += u64::from(length);
+        self.total_name += u64::from(name_length);
+        self.total_parameters += u64::from(parameter_length);
         self.by_key.insert(key.to_string(), slot);
         self.live += 1;
+    }
+
+    /// The catalog's terms that `query` writes apart or joined ([`SearchSettings::join_words`]):
+    /// two or three adjacent words joined, and each `unknown` term split in two.
+    fn joined_and_split(
+        &self,
+        analyzer: text::Analyzer,
+        query: &str,
+        unknown: &[String],
+    ) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut raw: Vec<String> = Vec::new();
+        analyzer.each_word(query, |w| raw.push(w.to_owned()));
+        let mut joined = String::new();
+        for n in [2, 3] {
+            for window in raw.windows(n) {
+                joined.clear();
+                window.iter().for_each(|w| joined.push_str(w));
+                analyzer.stem(&mut joined);
+                if let Some(&t) = self.vocabulary.get(joined.as_str()) {
+                    found.push(t);
+                }
+            }
+        }
+        let mut half = String::new();
+        for term in unknown {
+            if term.len() < 6 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+                continue;
+            }
+            // The most even cut whose both halves (3 letters or more) are terms.
+            let mut cuts: Vec<usize> = (3..=term.len() - 3).collect();
+            cuts.sort_by_key(|&i| (term.len() as isize - 2 * i as isize).unsigned_abs());
+            let known = |piece: &str, half: &mut String| {
+                half.clear();
+                half.push_str(piece);
+                analyzer.stem(half);
+                self.vocabulary.get(half.as_str()).copied()
+            };
+            for i in cuts {
+                if let (Some(a), Some(b)) =
+                    (known(&term[..i], &mut half), known(&term[i..], &mut half))
+                {
+                    found.extend([a, b]);
+                    break;
+                }
+            }
+        }
+        found
     }
 
     fn term_id(&mut self, term: &str) -> u32 {
@@ -322,8 +468,11 @@ impl ToolIndex {
             self.postings[term as usize].retain(|p| p.doc != slot);
         }
         self.total -= u64::from(self.lengths[i]);
+        self.total_name -= u64::from(self.name_lengths[i]);
+        self.total_parameters -= u64::from(self.parameter_lengths[i]);
         self.lengths[i] = 0;
         self.name_lengths[i] = 0;
+        self.parameter_lengths[i] = 0;
         self.free.push(slot);
         self.live -= 1;
         true
@@ -347,24 +496,64 @@ impl ToolIndex {
         if limit == 0 || self.live == 0 {
             return Vec::new();
         }
+        let ranked = match needs(query) {
+            Some(parts) if self.settings.split_needs => self.fused(query, &parts),
+            _ => self.scored(query),
+        };
+        self.select(ranked, limit, keep)
+    }
+
+    /// The tools `query` touches with their scores (unordered).
+    fn scored(&self, query: &str) -> Vec<(f64, u32)> {
         let SearchSettings {
             k1,
             b,
             pair_weight,
             name_coverage,
-            one_per_name,
+            stemming,
+            query_k3,
+            fields,
+            join_words,
+            ..
         } = self.settings;
         // The query's terms (unknown ones as `None`: they still separate pairs), then its
-        // distinct known terms in the order they first appear, then its pairs.
+        // distinct known terms in the order they first appear (with how often each is said),
+        // then its pairs.
+        let analyzer = text::Analyzer::new(stemming);
         let mut tokens: Vec<Option<u32>> = Vec::new();
-        text::each_term(query, |t| tokens.push(self.vocabulary.get(t).copied()));
-        let mut words: Vec<u32> = Vec::new();
+        let mut unknown: Vec<String> = Vec::new();
+        analyzer.each_term(query, |t| {
+            let id = self.vocabulary.get(t).copied();
+            if id.is_none() && join_words {
+                unknown.push(t.to_owned());
+            }
+            tokens.push(id);
+        });
+        let mut words: Vec<(u32, f64)> = Vec::new();
         for &t in tokens.iter().flatten() {
-            if !words.contains(&t) {
-                words.push(t);
+            match words.iter_mut().find(|(w, _)| *w == t) {
+                Some((_, said)) => *said += 1.0,
+                None => words.push((t, 1.0)),
             }
         }
-        let mut weighted: Vec<(u32, f64)> = words.iter().map(|&t| (t, 1.0)).collect();
+        if join_words {
+            for t in self.joined_and_split(analyzer, query, &unknown) {
+                if !words.iter().any(|(w, _)| *w == t) {
+                    words.push((t, 1.0));
+                }
+            }
+        }
+        let mut weighted: Vec<(u32, f64)> = words
+            .iter()
+            .map(|&(t, said)| {
+                let weight = if query_k3 > 0.0 {
+                    said * (query_k3 + 1.0) / (query_k3 + said)
+                } else {
+                    1.0
+                };
+                (t, weight)
+            })
+            .collect();
         if pair_weight > 0.0 {
             for w in tokens.windows(2) {
                 if let [Some(a), Some(b)] = *w
@@ -377,7 +566,22 @@ impl ToolIndex {
         }
 
         let n = f64::from(self.live);
-        let average = self.total as f64 / n;
+        let one_bag = fields.is_one_bag();
+        // A tool's length, its fields weighted (BM25F).
+        let weighted_length = |total: f64, name: f64, parameters: f64| {
+            fields.name * name
+                + fields.parameters * parameters
+                + fields.description * (total - name - parameters)
+        };
+        let average = if one_bag {
+            self.total as f64 / n
+        } else {
+            weighted_length(
+                self.total as f64,
+                self.total_name as f64,
+                self.total_parameters as f64,
+            ) / n
+        };
         let mut scores = vec![0f64; self.docs.len()];
         // How many of each tool's name terms the query has.
         let mut said = vec![0u16; self.docs.len()];
@@ -392,8 +596,21 @@ impl ToolIndex {
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln() * weight;
             for posting in list {
                 let i = posting.doc as usize;
-                let tf = f64::from(posting.count);
-                let dl = f64::from(self.lengths[i]);
+                let (tf, dl) = if one_bag {
+                    (f64::from(posting.count), f64::from(self.lengths[i]))
+                } else {
+                    let tf = weighted_length(
+                        f64::from(posting.count),
+                        f64::from(posting.in_name),
+                        f64::from(posting.in_parameters),
+                    );
+                    let dl = weighted_length(
+                        f64::from(self.lengths[i]),
+                        f64::from(self.name_lengths[i]),
+                        f64::from(self.parameter_lengths[i]),
+                    );
+                    (tf, dl)
+                };
                 if scores[i] == 0.0 {
                     touched.push(posting.doc);
                 }
@@ -415,6 +632,53 @@ impl ToolIndex {
             }
         }
 
+        touched.iter().map(|&s| (scores[s as usize], s)).collect()
+    }
+
+    /// The whole query's ranking and each need's, fused by reciprocal rank (`1 / (60 + rank)`
+    /// summed over the rankings a tool is in, the top 50 of each): a tool that answers one
+    /// need well is not pushed out of the top by tools that answer the other need.
+    fn fused(&self, query: &str, parts: &[&str]) -> Vec<(f64, u32)> {
+        let mut fused: FxHashMap<u32, f64> = FxHashMap::default();
+        for text in std::iter::once(query).chain(parts.iter().copied()) {
+            let mut ranked = self.scored(text);
+            let top = ranked.len().min(50);
+            if top == 0 {
+                continue;
+            }
+            if top < ranked.len() {
+                ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
+            }
+            ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
+            for (rank, &(_, slot)) in ranked[..top].iter().enumerate() {
+                *fused.entry(slot).or_default() += 1.0 / (60.0 + rank as f64 + 1.0);
+            }
+        }
+        fused
+            .into_iter()
+            .map(|(slot, score)| (score, slot))
+            .collect()
+    }
+
+    /// Best first: by score, then by name, then by the order tools were added.
+    fn order(&self, a: &(f64, u32), b: &(f64, u32)) -> std::cmp::Ordering {
+        let doc = |slot: u32| self.docs[slot as usize].as_ref();
+        b.0.total_cmp(&a.0)
+            .then_with(|| {
+                let name = |slot| doc(slot).map(|d| d.name.as_str());
+                name(a.1).cmp(&name(b.1))
+            })
+            .then_with(|| a.1.cmp(&b.1))
+    }
+
+    /// The `limit` best of `ranked` that `keep` accepts, one per name when set.
+    fn select(
+        &self,
+        mut ranked: Vec<(f64, u32)>,
+        limit: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Vec<SearchHit> {
+        let one_per_name = self.settings.one_per_name;
         let doc = |slot: u32| self.docs[slot as usize].as_ref();
         let order = |a: &(f64, u32), b: &(f64, u32)| {
             b.0.total_cmp(&a.0)
@@ -424,8 +688,6 @@ impl ToolIndex {
                 })
                 .then_with(|| a.1.cmp(&b.1))
         };
-        let mut ranked: Vec<(f64, u32)> =
-            touched.iter().map(|&s| (scores[s as usize], s)).collect();
         // Rank a few more than `limit` (filtered and one per name, some drop out), and more
         // only if too few are left.
         let mut wanted = limit.saturating_mul(4);
@@ -460,9 +722,58 @@ impl ToolIndex {
     }
 }
 
+/// The needs of a query that asks for several things: its parts between the words and signs
+/// that join requests ("then", "and then", "and also", "also", "as well as", ";", a new line
+/// or sentence), when there are at least two parts of two words or more. `None` for one need.
+fn needs(query: &str) -> Option<Vec<&str>> {
+    const JOINS: [&str; 8] = [
+        ";",
+        "\n",
+        ". ",
+        " and then ",
+        " then ",
+        " and also ",
+        " also ",
+        " as well as ",
+    ];
+    let mut parts: Vec<&str> = vec![query];
+    for join in JOINS {
+        let mut cut = Vec::with_capacity(parts.len());
+        for part in parts {
+            cut.extend(split_ignoring_case(part, join));
+        }
+        parts = cut;
+    }
+    let parts: Vec<&str> = parts
+        .into_iter()
+        .map(|p| p.trim_matches(|c: char| c.is_whitespace() || c == ',' || c == '.'))
+        .filter(|p| p.split_whitespace().count() >= 2)
+        .collect();
+    (parts.len() >= 2).then_some(parts)
+}
+
+/// `text` cut at every ASCII-case-insensitive occurrence of `separator`.
+fn split_ignoring_case<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while let Some(at) = lower[start..].find(separator) {
+        out.push(&text[start..start + at]);
+        start += at + separator.len();
+    }
+    out.push(&text[start..]);
+    out
+}
+
 /// The terms of a parameters schema: for each property (in name order; nested objects and
 /// array items included, to a depth of 8) its name, its description and its `enum` values.
-fn walk(schema: &Value, buffer: &mut String, out: &mut dyn FnMut(&str), depth: usize) {
+fn walk(
+    analyzer: text::Analyzer,
+    schema: &Value,
+    buffer: &mut String,
+    out: &mut dyn FnMut(&str),
+    depth: usize,
+) {
     if depth > 8 {
         return;
     }
@@ -472,24 +783,24 @@ fn walk(schema: &Value, buffer: &mut String, out: &mut dyn FnMut(&str), depth: u
     let mut sorted: Vec<(&String, &Value)> = properties.iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     for (key, property) in sorted {
-        text::each_term_with(key, buffer, &mut *out);
+        analyzer.each_term_with(key, buffer, &mut *out);
         if !property.is_object() {
             continue;
         }
         if let Some(doc) = property.get("description").and_then(Value::as_str) {
-            text::each_term_with(doc, buffer, &mut *out);
+            analyzer.each_term_with(doc, buffer, &mut *out);
         }
         if let Some(values) = property.get("enum").and_then(Value::as_array) {
             for value in values {
                 match value {
-                    Value::String(s) => text::each_term_with(s, buffer, &mut *out),
-                    other => text::each_term_with(&other.to_string(), buffer, &mut *out),
+                    Value::String(s) => analyzer.each_term_with(s, buffer, &mut *out),
+                    other => analyzer.each_term_with(&other.to_string(), buffer, &mut *out),
                 }
             }
         }
-        walk(property, buffer, out, depth + 1);
+        walk(analyzer, property, buffer, out, depth + 1);
         if let Some(items) = property.get("items").filter(|i| i.is_object()) {
-            walk(items, buffer, out, depth + 1);
+            walk(analyzer, items, buffer, out, depth + 1);
         }
     }
 }
@@ -601,6 +912,96 @@ mod tests {
         // Freed slots are reused.
         index.insert(&tool("new_one", "Brand new.", json!({})));
         assert_eq!(index.search("brand", 1)[0].name, "new_one");
+    }
+
+    #[test]
+    fn words_written_joined_or_apart_meet_when_asked() {
+        let tools = [
+            tool("datagov__search", "Find datasets.", json!({})),
+            tool("portal", "The data portal.", json!({})),
+            tool("repos", "Repositories on GitHub.", json!({})),
+            tool("events", "Events of a hub.", json!({})),
+        ];
+        let first = |settings: SearchSettings, q: &str| {
+            let mut index = ToolIndex::with_settings(settings);
+            tools.iter().for_each(|t| index.insert(t));
+            index.search(q, 1).pop().map(|h| h.name)
+        };
+        let joined = SearchSettings::default().with_join_words(true);
+        // "data gov" is the catalog's `datagov`; "github" its "GitHub" (`git`, `hub`).
+        assert_eq!(
+            first(joined, "data gov").as_deref(),
+            Some("datagov__search")
+        );
+        let apart = first(SearchSettings::default(), "data gov");
+        assert_eq!(apart.as_deref(), Some("portal"));
+        assert_eq!(first(joined, "github").as_deref(), Some("repos"));
+        assert_eq!(first(SearchSettings::default(), "github"), None);
+    }
+
+    #[test]
+    fn repeated_query_words_fields_and_snowball_change_the_ranking_as_set() {
+        let ranked = |settings: SearchSettings, tools: &[ToolDefinition], q: &str| {
+            let mut index = ToolIndex::with_settings(settings.plain());
+            tools.iter().for_each(|t| index.insert(t));
+            let hits = index.search(q, 2);
+            hits.into_iter().map(|h| h.name).collect::<Vec<_>>()
+        };
+        let base = SearchSettings::default();
+        // Each tool has one of the query's words (twice): a tie, broken by name, unless the
+        // word said twice counts more.
+        let twice = [
+            tool("chart_tool", "Chart data.", json!({})),
+            tool("picture_tool", "Picture data.", json!({})),
+        ];
+        let q = "picture picture chart";
+        assert_eq!(ranked(base, &twice, q), ["chart_tool", "picture_tool"]);
+        let k3 = base.with_query_k3(1.2);
+        assert_eq!(ranked(k3, &twice, q), ["picture_tool", "chart_tool"]);
+        // The same word in one tool's name and another's description: a tie in one bag, the
+        // name first when names weigh more.
+        let fields = [
+            tool("aa_draw", "Chart.", json!({})),
+            tool("zz_chart", "Draw.", json!({})),
+        ];
+        assert_eq!(ranked(base, &fields, "chart"), ["aa_draw", "zz_chart"]);
+        let name_heavy = base.with_fields(FieldWeights::new(3.0, 1.0, 1.0));
+        assert_eq!(
+            ranked(name_heavy, &fields, "chart"),
+            ["zz_chart", "aa_draw"]
+        );
+        // Snowball stems what the light stemmer leaves: "recommendations" meets "recommend".
+        let films = [tool("suggest", "Recommend a film.", json!({}))];
+        let snowball = base.with_stemming(Stemming::Snowball);
+        assert_eq!(ranked(snowball, &films, "recommendations"), ["suggest"]);
+        assert!(ranked(base, &films, "recommendations").is_empty());
+    }
+
+    #[test]
+    fn a_query_of_several_needs_keeps_each_need_near_the_top() {
+        assert_eq!(
+            needs("Find the weather in Paris, then email it to Bob."),
+            Some(vec!["Find the weather in Paris", "email it to Bob"])
+        );
+        assert_eq!(needs("read and write files"), None);
+        assert_eq!(needs("weather; then"), None);
+        let mut tools: Vec<ToolDefinition> = (0..4)
+            .map(|i| {
+                let name = format!("weather_{i}");
+                tool(&name, "Weather forecast report for a city.", json!({}))
+            })
+            .collect();
+        tools.push(tool("send_email", "Send an email message.", json!({})));
+        let top = |settings: SearchSettings| {
+            let mut index = ToolIndex::with_settings(settings);
+            tools.iter().for_each(|t| index.insert(t));
+            let q = "weather forecast report for the city, then send an email";
+            let hits = index.search(q, 3);
+            hits.into_iter().map(|h| h.name).collect::<Vec<_>>()
+        };
+        let split = top(SearchSettings::default().with_split_needs(true));
+        assert!(split.contains(&"send_email".to_string()), "{split:?}");
+        assert!(split[..2].iter().any(|n| n.starts_with("weather")), "{split:?}");
     }
 
     #[test]

@@ -30,7 +30,7 @@
 mod index;
 mod text;
 
-pub use index::{SearchHit, SearchSettings, ToolIndex};
+pub use index::{FieldWeights, SearchHit, SearchSettings, Stemming, ToolIndex};
 
 use serde_json::{Value, json};
 

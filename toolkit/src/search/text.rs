@@ -4,16 +4,57 @@
 //! "forecast" and "running" finds "run". The exact rules are in `tests/search/METHOD.md`;
 //! the benchmark there chose each of them.
 
-/// Call `f` with each term of `text`, in order (repeats kept: they are term frequencies).
-///
-/// Works on bytes: every rule looks at ASCII only, and a byte of a multi-byte character
-/// (`>= 0x80`) is part of a word like a letter, so words are never cut inside a character.
-pub(super) fn each_term(text: &str, f: impl FnMut(&str)) {
-    each_term_with(text, &mut String::new(), f);
+use super::index::Stemming;
+
+/// How words become terms: the stemmer of the index's settings.
+#[derive(Clone, Copy)]
+pub(super) struct Analyzer {
+    stemming: Stemming,
 }
 
-/// [`each_term`] with a buffer for the term being made (reused across calls).
-pub(super) fn each_term_with(text: &str, buffer: &mut String, mut f: impl FnMut(&str)) {
+impl Analyzer {
+    pub(super) fn new(stemming: Stemming) -> Self {
+        Analyzer { stemming }
+    }
+
+    /// Call `f` with each term of `text`, in order (repeats kept: they are term frequencies).
+    ///
+    /// Works on bytes: every rule looks at ASCII only, and a byte of a multi-byte character
+    /// (`>= 0x80`) is part of a word like a letter, so words are never cut inside a character.
+    pub(super) fn each_term(self, text: &str, f: impl FnMut(&str)) {
+        self.each_term_with(text, &mut String::new(), f);
+    }
+
+    /// [`each_term`](Self::each_term) with a buffer for the term being made (reused across
+    /// calls).
+    pub(super) fn each_term_with(self, text: &str, buffer: &mut String, mut f: impl FnMut(&str)) {
+        each_piece(text, |piece| term(self.stemming, piece, buffer, &mut f));
+    }
+
+    /// Each word of `text` lowercased, common words included, not stemmed (for joining query
+    /// words: "file system" may be a catalog's `filesystem`).
+    pub(super) fn each_word(self, text: &str, mut f: impl FnMut(&str)) {
+        let mut buffer = String::new();
+        each_piece(text, |piece| {
+            buffer.clear();
+            buffer.push_str(piece);
+            buffer.make_ascii_lowercase();
+            f(&buffer);
+        });
+    }
+
+    /// `word` (lowercase) as a term: stemmed, even if it is a common word.
+    pub(super) fn stem(self, word: &mut String) {
+        match self.stemming {
+            Stemming::Light => stem(word),
+            Stemming::Snowball => snowball(word),
+        }
+    }
+}
+
+/// Call `f` with each piece of `text`: runs of ASCII letters and digits or of other-script
+/// characters, cut at camelCase boundaries.
+fn each_piece<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
     let bytes = text.as_bytes();
     let in_word = |b: u8| b.is_ascii_alphanumeric() || b >= 0x80;
     let mut i = 0;
@@ -26,13 +67,13 @@ pub(super) fn each_term_with(text: &str, buffer: &mut String, mut f: impl FnMut(
         while i < bytes.len() && in_word(bytes[i]) {
             i += 1;
         }
-        split_camel(&text[start..i], buffer, &mut f);
+        split_camel(&text[start..i], &mut f);
     }
 }
 
 /// Cut a run before an upper-case letter that follows a lower-case one (`getWeather`), and
 /// before the last capital of a capitals run followed by lower case (`HTTPServer`).
-fn split_camel(run: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
+fn split_camel<'t>(run: &'t str, f: &mut impl FnMut(&'t str)) {
     let b = run.as_bytes();
     let mut start = 0;
     for i in 1..b.len() {
@@ -42,20 +83,37 @@ fn split_camel(run: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
             || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
         if cut {
             // Both sides are ASCII: `i` is a character boundary.
-            word(&run[start..i], buffer, f);
+            f(&run[start..i]);
             start = i;
         }
     }
-    word(&run[start..], buffer, f);
+    f(&run[start..]);
 }
 
-fn word(word: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
+fn term(stemming: Stemming, word: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
     buffer.clear();
     buffer.push_str(word);
     buffer.make_ascii_lowercase();
-    if !is_stopword(buffer) {
-        stem(buffer);
-        f(buffer);
+    if is_stopword(buffer) {
+        return;
+    }
+    match stemming {
+        Stemming::Light => stem(buffer),
+        Stemming::Snowball => snowball(buffer),
+    }
+    f(buffer);
+}
+
+/// The Snowball English stemmer, for words of ASCII letters (others are kept as they are).
+fn snowball(t: &mut String) {
+    static ENGLISH: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    if t.len() < 3 || !t.bytes().all(|b| b.is_ascii_lowercase()) {
+        return;
+    }
+    let stemmer =
+        ENGLISH.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+    if let std::borrow::Cow::Owned(stemmed) = stemmer.stem(t) {
+        *t = stemmed;
     }
 }
 
@@ -148,7 +206,7 @@ mod tests {
 
     fn all(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        each_term(text, |t| out.push(t.to_string()));
+        Analyzer::new(Stemming::Light).each_term(text, |t| out.push(t.to_string()));
         out
     }
 
