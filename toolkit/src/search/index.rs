@@ -11,7 +11,9 @@ use smallvec::SmallVec;
 use super::text;
 use crate::tool::ToolDefinition;
 
-/// BM25 settings; the defaults are the ones measured in BENCHMARKS.md.
+/// BM25 settings; the defaults are the ones measured in BENCHMARKS.md ("Tool search"): chosen
+/// on the development halves of two corpora (BFCL's questions, and real MCP servers' tools
+/// with agent-written queries), where each gained on every source and lost on none.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct SearchSettings {
@@ -98,10 +100,10 @@ impl Default for SearchSettings {
             pair_weight: 0.15,
             name_coverage: 1.5,
             one_per_name: true,
-            stemming: Stemming::Light,
-            query_k3: 0.0,
-            fields: FieldWeights::default(),
-            join_words: false,
+            stemming: Stemming::Snowball,
+            query_k3: 1.2,
+            fields: FieldWeights::new(1.0, 1.0, 0.5),
+            join_words: true,
             split_needs: false,
         }
     }
@@ -933,10 +935,10 @@ mod tests {
             first(joined, "data gov").as_deref(),
             Some("datagov__search")
         );
-        let apart = first(SearchSettings::default(), "data gov");
-        assert_eq!(apart.as_deref(), Some("portal"));
+        let apart = SearchSettings::default().with_join_words(false);
+        assert_eq!(first(apart, "data gov").as_deref(), Some("portal"));
         assert_eq!(first(joined, "github").as_deref(), Some("repos"));
-        assert_eq!(first(SearchSettings::default(), "github"), None);
+        assert_eq!(first(apart, "github"), None);
     }
 
     #[test]
@@ -947,7 +949,11 @@ mod tests {
             let hits = index.search(q, 2);
             hits.into_iter().map(|h| h.name).collect::<Vec<_>>()
         };
-        let base = SearchSettings::default();
+        // One bag of words, the light stemmer.
+        let base = SearchSettings::default()
+            .with_stemming(Stemming::Light)
+            .with_fields(FieldWeights::default())
+            .with_join_words(false);
         // Each tool has one of the query's words (twice): a tie, broken by name, unless the
         // word said twice counts more.
         let twice = [
@@ -1001,7 +1007,10 @@ mod tests {
         };
         let split = top(SearchSettings::default().with_split_needs(true));
         assert!(split.contains(&"send_email".to_string()), "{split:?}");
-        assert!(split[..2].iter().any(|n| n.starts_with("weather")), "{split:?}");
+        assert!(
+            split[..2].iter().any(|n| n.starts_with("weather")),
+            "{split:?}"
+        );
     }
 
     #[test]

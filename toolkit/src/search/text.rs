@@ -1,8 +1,8 @@
 //! From text to index terms, the same for tools and queries: words (runs of ASCII letters and
 //! digits, or of other-script characters), split at camelCase boundaries, ASCII-lowercased,
-//! common English words dropped, and a light suffix stemmer so that "forecasts" finds
-//! "forecast" and "running" finds "run". The exact rules are in `tests/search/METHOD.md`;
-//! the benchmark there chose each of them.
+//! common English words dropped, and stemmed: by the Snowball English stemmer (the default), or
+//! by the light suffix stemmer of `tests/search/METHOD.md` (plurals, `-ing`, `-ed`), which the
+//! first benchmark chose.
 
 use super::index::Stemming;
 
