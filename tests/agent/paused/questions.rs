@@ -8,7 +8,7 @@ use std::sync::Arc;
 use agent_toolkit::ReActAgent;
 use agent_toolkit::agent::{AgentError, PausedRun, ResumeError, RunOutcome};
 use agent_toolkit::context::{
-    Answer, AskError, Caller, Elicitation, Elicited, Question, Sampled, Sampling,
+    Answer, AskError, Caller, Elicitation, Elicited, Elicitor, Question, Sampled, Sampling,
 };
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
@@ -358,4 +358,39 @@ async fn a_caller_in_the_context_answers_at_once_and_without_one_the_tool_is_tol
         "{}",
         result.content
     );
+}
+
+/// Ask for a label, in the background.
+#[tool(background)]
+async fn label_later(#[ctx] ask: Elicitor) -> Result<String, ToolError> {
+    match ask
+        .ask(Elicitation::new("Label?", json!({"type": "object"})))
+        .await
+    {
+        Ok(_) => Ok("asked".into()),
+        Err(e) => Err(ToolError::execution(e.to_string())),
+    }
+}
+
+/// A background call outlives its turn: its question is not held (the run does not pause for
+/// it, and it gets exactly one result: the error that nobody can be asked).
+#[tokio::test]
+async fn a_background_call_that_asks_does_not_pause_the_run() {
+    let toolkit = Toolkit::builder().register(LabelLater).build().unwrap();
+    let model = ScriptedModel::new([
+        ScriptedTurn::call("label_later", json!({})),
+        ScriptedTurn::text("Started."),
+    ]);
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&toolkit)
+        .pause_at_approvals()
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("Label it").await.unwrap(), "Started.");
+    toolkit.background().drain().await.unwrap();
+    let done = toolkit.background().by_call_id("call_1_0").await.unwrap();
+    assert_eq!(done.len(), 1, "{done:?}");
+    let result = done[0].result.as_ref().expect("finished");
+    let error = result.error().expect("nobody could be asked").to_string();
+    assert!(error.contains("nobody can be asked"), "{error}");
 }

@@ -91,6 +91,9 @@ impl Answer {
 #[derive(Debug, Default)]
 pub(crate) struct QuestionBook {
     calls: Mutex<HashMap<Arc<str>, Asked>>,
+    /// Set when the turn has answered its calls: a call still running after that (a background
+    /// job) has nobody to pause for, and asks no one.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// One call's questions: the answers given (in the order the call asks), how many it asked in
@@ -118,7 +121,22 @@ impl QuestionBook {
             .collect();
         QuestionBook {
             calls: Mutex::new(calls),
+            closed: Default::default(),
         }
+    }
+
+    /// A book that holds no question: what a call that outlives its turn (a background job) sees
+    /// in place of its turn's.
+    pub(crate) fn closed() -> Self {
+        let book = QuestionBook::default();
+        book.close();
+        book
+    }
+
+    /// The turn has answered its calls: later questions are not held.
+    pub(crate) fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// List `call_id` (with no answers) unless it is listed.
@@ -142,6 +160,9 @@ impl QuestionBook {
     /// starts, so a retried attempt asks from its first question again).
     pub(crate) fn caller(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
         let book = ctx.get::<QuestionBook>()?;
+        if book.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
         let call_id = ctx.call_info()?.call_id.clone();
         {
             let mut calls = crate::util::lock(&book.calls);

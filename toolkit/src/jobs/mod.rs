@@ -22,7 +22,7 @@ use futures::stream::BoxStream;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{ContextReads, ToolContext};
+use crate::context::{ContextReads, QuestionBook, ToolContext};
 use crate::error::ToolError;
 use crate::exec::{Stack, ToolInvocation};
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
@@ -226,8 +226,14 @@ impl BackgroundJobs {
             let (id, name) = (id.clone(), name.clone());
             move |shutdown: CancellationToken| {
                 // The job outlives this call: it stops on toolkit shutdown, not with the caller.
+                // Nor is it held by its turn's questions: it asks whoever its context names, or
+                // no one.
                 if let Ok(args) = &mut inv.args {
-                    let ctx = args.context().clone().with_cancellation(shutdown);
+                    let ctx = args
+                        .context()
+                        .clone()
+                        .with_cancellation(shutdown)
+                        .with(QuestionBook::closed());
                     args.set_context(ctx);
                 }
                 let run: BoxFuture<'static, ToolResult> = Box::pin(async move {

@@ -409,6 +409,9 @@ impl Turn<'_> {
             inner = Cow::Owned(inner.into_owned().with_shared(book.clone()));
         }
         let mut outcome = self.answer(calls, &inner, book.as_deref()).await;
+        if let Some(book) = &book {
+            book.close();
+        }
         if let (None, Some(signal)) = (&outcome.stop, &signal) {
             outcome.stop = crate::util::lock(&signal.0).take();
         }
