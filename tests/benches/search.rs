@@ -25,7 +25,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_toolkit::prelude::*;
-use agent_toolkit::search::{ToolIndex, search_tool_definition};
+use agent_toolkit::search::{
+    FieldWeights, SearchSettings, Stemming, ToolIndex, search_tool_definition,
+};
 use agent_toolkit::tool::{ToolArgs, ToolFuture, ToolSpec};
 use agent_toolkit::toolkit::DynamicTools;
 use agent_toolkit::{AgentTool, Dialect, ToolDefinition};
@@ -94,6 +96,14 @@ fn benches(c: &mut Criterion) {
     tools.extend(corpus::distractors(&corpus.tools, 10_000));
     let questions: Vec<String> = corpus.queries.iter().map(|q| q.text.clone()).collect();
     let index = corpus::index(&tools);
+    // The method before issue 32, in the same run: the light stemmer, one bag of words, distinct
+    // query terms, no joined words.
+    let issue_21 = SearchSettings::default()
+        .with_stemming(Stemming::Light)
+        .with_fields(FieldWeights::default())
+        .with_join_words(false)
+        .with_query_k3(0.0);
+    let before = corpus::index_with(&tools, issue_21);
 
     // Deferred, in one group: the model is shown only `search_tools`.
     let set = DynamicTools::new();
@@ -113,6 +123,9 @@ fn benches(c: &mut Criterion) {
         ),
         ("Toolkit::search_tools", &|q: &str| {
             toolkit.search_tools(q, 5).len()
+        }),
+        ("ToolIndex::search, issue 21's settings", &|q: &str| {
+            before.search(q, 5).len()
         }),
     ] {
         let mut times = Vec::new();
@@ -173,6 +186,15 @@ fn benches(c: &mut Criterion) {
     group.bench_function("index_10k", |b| {
         b.iter_with_large_drop(|| {
             let mut index = ToolIndex::new();
+            for (i, d) in definitions.iter().enumerate() {
+                index.insert_as(&i.to_string(), d);
+            }
+            index
+        })
+    });
+    group.bench_function("index_10k_issue_21_settings", |b| {
+        b.iter_with_large_drop(|| {
+            let mut index = ToolIndex::with_settings(issue_21);
             for (i, d) in definitions.iter().enumerate() {
                 index.insert_as(&i.to_string(), d);
             }

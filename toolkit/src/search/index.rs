@@ -357,10 +357,15 @@ impl ToolIndex {
             }
         };
         let mut terms: Vec<u32> = Vec::new();
+        // Sorted, to count each term's occurrences in the parameters by two binary searches.
+        parameters.sort_unstable();
+        let count_in = |field: &[u32], term: u32| {
+            field.partition_point(|&t| t <= term) - field.partition_point(|&t| t < term)
+        };
         for run in all.chunk_by(|a, b| a == b) {
             let term = run[0];
             let in_name = name.iter().filter(|&&t| t == term).count();
-            let in_parameters = parameters.iter().filter(|&&t| t == term).count();
+            let in_parameters = count_in(parameters, term);
             self.postings[term as usize].push(Posting {
                 doc: slot,
                 count: u16::try_from(run.len()).unwrap_or(u16::MAX),
@@ -949,11 +954,12 @@ mod tests {
             let hits = index.search(q, 2);
             hits.into_iter().map(|h| h.name).collect::<Vec<_>>()
         };
-        // One bag of words, the light stemmer.
+        // One bag of words, the light stemmer, distinct query terms.
         let base = SearchSettings::default()
             .with_stemming(Stemming::Light)
             .with_fields(FieldWeights::default())
-            .with_join_words(false);
+            .with_join_words(false)
+            .with_query_k3(0.0);
         // Each tool has one of the query's words (twice): a tie, broken by name, unless the
         // word said twice counts more.
         let twice = [

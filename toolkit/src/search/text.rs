@@ -105,16 +105,33 @@ fn term(stemming: Stemming, word: &str, buffer: &mut String, f: &mut impl FnMut(
 }
 
 /// The Snowball English stemmer, for words of ASCII letters (others are kept as they are).
+/// Stems are remembered per thread (a catalog repeats its words: indexing 10,000 tools stems
+/// each distinct word once); the memory is dropped when it passes 65,536 words.
 fn snowball(t: &mut String) {
     static ENGLISH: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    thread_local! {
+        static STEMS: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, Box<str>>> =
+            std::cell::RefCell::default();
+    }
     if t.len() < 3 || !t.bytes().all(|b| b.is_ascii_lowercase()) {
         return;
     }
-    let stemmer =
-        ENGLISH.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
-    if let std::borrow::Cow::Owned(stemmed) = stemmer.stem(t) {
-        *t = stemmed;
-    }
+    STEMS.with_borrow_mut(|stems| {
+        if let Some(stem) = stems.get(t.as_str()) {
+            t.clear();
+            t.push_str(stem);
+            return;
+        }
+        let stemmer = ENGLISH
+            .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        let stem: Box<str> = stemmer.stem(t).into();
+        if stems.len() >= 1 << 16 {
+            stems.clear();
+        }
+        stems.insert(t.as_str().into(), stem.clone());
+        t.clear();
+        t.push_str(&stem);
+    });
 }
 
 /// Words too common in tool descriptions and questions to tell tools apart (sorted).
