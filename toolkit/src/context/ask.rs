@@ -10,7 +10,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::questions::QuestionBook;
 use super::{ContextRejection, FromToolContext, ToolContext};
 
 /// Whoever a running call can ask: the MCP client of the session that made the call
@@ -302,13 +301,19 @@ impl Sampler {
     }
 }
 
-/// Who a call asks: a [`Caller`] in its context; else, in a turn that holds its calls' questions
-/// (an agent run that pauses), the turn's [`QuestionBook`].
+/// Where a call's [`Caller`] comes from when its context names none, put into the context as an
+/// `Arc<dyn CallerSource>`: a turn that holds its calls' questions (an agent run that pauses).
+pub(crate) trait CallerSource: Send + Sync {
+    /// The caller of the call `ctx` serves, if this source has one for it.
+    fn caller_for(&self, ctx: &ToolContext) -> Option<Arc<dyn Caller>>;
+}
+
+/// Who a call asks: a [`Caller`] in its context; else the [`CallerSource`]'s for the call.
 fn caller_of(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
     if let Some(caller) = ctx.get::<Arc<dyn Caller>>() {
         return Some((*caller).clone());
     }
-    QuestionBook::caller(ctx)
+    ctx.get::<Arc<dyn CallerSource>>()?.caller_for(ctx)
 }
 
 impl FromToolContext for Elicitor {

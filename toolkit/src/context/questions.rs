@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ToolContext;
-use super::ask::{AskError, Caller, Elicitation, Elicited, Sampled, Sampling};
+use super::ask::{AskError, Caller, CallerSource, Elicitation, Elicited, Sampled, Sampling};
 
 /// What a tool asked during a call that paused its run: a form for the user, or a completion
 /// from the caller's model. Stored with the run as `{"kind": "elicit", …}` or
@@ -125,12 +125,17 @@ impl QuestionBook {
         }
     }
 
-    /// A book that holds no question: what a call that outlives its turn (a background job) sees
-    /// in place of its turn's.
-    pub(crate) fn closed() -> Self {
-        let book = QuestionBook::default();
+    /// This book as the context's source of callers (put it into the calls' context).
+    pub(crate) fn source(self: &Arc<Self>) -> Arc<dyn CallerSource> {
+        Arc::new(Arc::clone(self))
+    }
+
+    /// A source that holds no question: what a call that outlives its turn (a background job)
+    /// sees in place of its turn's book.
+    pub(crate) fn closed_source() -> Arc<dyn CallerSource> {
+        let book = Arc::new(QuestionBook::default());
         book.close();
-        book
+        book.source()
     }
 
     /// The turn has answered its calls: later questions are not held.
@@ -153,23 +158,6 @@ impl QuestionBook {
         let asked = calls.get_mut(call_id)?;
         let open = asked.open.take()?;
         Some((open, std::mem::take(&mut asked.given)))
-    }
-
-    /// The caller a tool of the call of `ctx` asks, when the call is one this book serves: it
-    /// starts counting the call's questions afresh (a tool's extractors are made as it
-    /// starts, so a retried attempt asks from its first question again).
-    pub(crate) fn caller(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
-        let book = ctx.get::<QuestionBook>()?;
-        if book.closed.load(std::sync::atomic::Ordering::Acquire) {
-            return None;
-        }
-        let call_id = ctx.call_info()?.call_id.clone();
-        {
-            let mut calls = crate::util::lock(&book.calls);
-            let asked = calls.get_mut(&call_id)?;
-            asked.next = 0;
-        }
-        Some(Arc::new(BookCaller { book, call_id }))
     }
 
     /// `question`, asked by `call_id`: its answer when one was given, else kept (the first
@@ -196,6 +184,25 @@ impl QuestionBook {
                 Err(AskError::Paused)
             }
         }
+    }
+}
+
+impl CallerSource for Arc<QuestionBook> {
+    /// The caller a tool of the call of `ctx` asks, when the call is one this book serves: it
+    /// starts counting the call's questions afresh (a tool's extractors are made as it
+    /// starts, so a retried attempt asks from its first question again).
+    fn caller_for(&self, ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
+        let call_id = ctx.call_info()?.call_id.clone();
+        {
+            let mut calls = crate::util::lock(&self.calls);
+            let asked = calls.get_mut(&call_id)?;
+            asked.next = 0;
+        }
+        let book = Arc::clone(self);
+        Some(Arc::new(BookCaller { book, call_id }))
     }
 }
 

@@ -233,7 +233,7 @@ impl BackgroundJobs {
                         .context()
                         .clone()
                         .with_cancellation(shutdown)
-                        .with(QuestionBook::closed());
+                        .with(QuestionBook::closed_source());
                     args.set_context(ctx);
                 }
                 let run: BoxFuture<'static, ToolResult> = Box::pin(async move {

@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use super::text;
+use super::text::{self, Stemming};
 use crate::tool::ToolDefinition;
 
 /// BM25 settings; the defaults are the ones measured in BENCHMARKS.md ("Tool search"): chosen
@@ -47,16 +47,6 @@ pub struct SearchSettings {
     /// [`ToolIndex::search`]) is ranked as a whole and per need, the rankings fused, so that
     /// every need has tools near the top.
     pub split_needs: bool,
-}
-
-/// How words become stems ([`SearchSettings::stemming`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Stemming {
-    /// Plurals and `-ing` / `-ed` stripped, a final `e` dropped (`tests/search/METHOD.md`).
-    Light,
-    /// The Snowball English stemmer (Porter 2), from the `rust-stemmers` crate.
-    Snowball,
 }
 
 /// The weight of each field of a tool ([`SearchSettings::fields`]).

@@ -36,7 +36,8 @@
 mod index;
 mod text;
 
-pub use index::{FieldWeights, SearchHit, SearchSettings, Stemming, ToolIndex};
+pub use index::{FieldWeights, SearchHit, SearchSettings, ToolIndex};
+pub use text::Stemming;
 
 use serde_json::{Value, json};
 

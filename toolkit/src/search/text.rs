@@ -4,7 +4,15 @@
 //! by the light suffix stemmer of `tests/search/METHOD.md` (plurals, `-ing`, `-ed`), which the
 //! first benchmark chose.
 
-use super::index::Stemming;
+/// How words become stems ([`SearchSettings::stemming`](super::SearchSettings::stemming)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stemming {
+    /// Plurals and `-ing` / `-ed` stripped, a final `e` dropped (`tests/search/METHOD.md`).
+    Light,
+    /// The Snowball English stemmer (Porter 2), from the `rust-stemmers` crate.
+    Snowball,
+}
 
 /// How words become terms: the stemmer of the index's settings.
 #[derive(Clone, Copy)]

@@ -406,7 +406,7 @@ impl Turn<'_> {
             book
         });
         if let Some(book) = &book {
-            inner = Cow::Owned(inner.into_owned().with_shared(book.clone()));
+            inner = Cow::Owned(inner.into_owned().with(book.source()));
         }
         let mut outcome = self.answer(calls, &inner, book.as_deref()).await;
         if let Some(book) = &book {
