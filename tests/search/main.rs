@@ -38,6 +38,27 @@ fn issue_21_method() -> SearchSettings {
         .with_one_per_name(true)
 }
 
+/// Both corpora and their distractors in one index: BFCL's tools under their corpus index, the
+/// MCP tools under their keys, the distractors as `distractor/N`.
+fn mixed_index(
+    settings: SearchSettings,
+    bfcl: &[Tool],
+    mcp: &[mcp_corpus::McpTool],
+    distractors: &[Tool],
+) -> ToolIndex {
+    let definition =
+        |t: &Tool| ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
+    let mut index = ToolIndex::with_settings(settings);
+    for (i, t) in bfcl.iter().enumerate() {
+        index.insert_as(&i.to_string(), &definition(t));
+    }
+    mcp_corpus::insert(&mut index, mcp);
+    for (i, t) in distractors.iter().enumerate() {
+        index.insert_as(&format!("distractor/{i}"), &definition(t));
+    }
+    index
+}
+
 fn halves(queries: &[Query]) -> (Vec<&Query>, Vec<&Query>) {
     queries.iter().partition(|q| corpus::is_dev(q))
 }
@@ -294,18 +315,7 @@ fn per_source_figures_on_the_mcp_corpus_and_the_mix() {
     tools.extend(mcp_corpus::as_corpus_tools(&mcp.tools));
     let distractors = corpus::distractors(&tools, 10_000);
     for (label, settings) in methods {
-        let mut index = ToolIndex::with_settings(settings);
-        for (i, t) in bfcl.tools.iter().enumerate() {
-            let definition =
-                ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
-            index.insert_as(&i.to_string(), &definition);
-        }
-        mcp_corpus::insert(&mut index, &mcp.tools);
-        for (i, t) in distractors.iter().enumerate() {
-            let definition =
-                ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
-            index.insert_as(&format!("distractor/{i}"), &definition);
-        }
+        let index = mixed_index(settings, &bfcl.tools, &mcp.tools, &distractors);
         assert_eq!(index.len(), 10_000);
         for (half, queries) in [("dev", &dev), ("test", &test)] {
             let f = mcp_corpus::evaluate(&index, queries);
@@ -402,18 +412,7 @@ fn settings_sweep_on_the_dev_halves() {
         let b = corpus::evaluate(&bfcl_index, &bfcl.tools, &bfcl_dev);
         let mcp_index = mcp_corpus::index_with(&mcp.tools, settings);
         let m = mcp_corpus::evaluate(&mcp_index, &mcp_dev);
-        let mut index = ToolIndex::with_settings(settings);
-        for (i, t) in bfcl.tools.iter().enumerate() {
-            let definition =
-                ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
-            index.insert_as(&i.to_string(), &definition);
-        }
-        mcp_corpus::insert(&mut index, &mcp.tools);
-        for (i, t) in distractors.iter().enumerate() {
-            let definition =
-                ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
-            index.insert_as(&format!("distractor/{i}"), &definition);
-        }
+        let index = mixed_index(settings, &bfcl.tools, &mcp.tools, &distractors);
         let mb = corpus::evaluate(&index, &bfcl.tools, &bfcl_dev);
         let mm = mcp_corpus::evaluate(&index, &mcp_dev);
         println!(

@@ -132,21 +132,11 @@ impl ReActAgent {
             // A result for no pending call, or a second one, has nothing to answer.
             let _ = waiting.add_result(m);
         }
-        for approval in &waiting.approvals {
-            let call = approval.call();
-            self.memory.push(Message::tool_error(
-                call.id.clone(),
-                call.name.clone(),
-                NOT_DECIDED,
-            ));
-        }
-        for question in &waiting.questions {
-            let call = question.call();
-            self.memory.push(Message::tool_error(
-                call.id.clone(),
-                call.name.clone(),
-                NOT_ANSWERED,
-            ));
+        let undecided = waiting.approvals.iter().map(|a| (a.call(), NOT_DECIDED));
+        let unanswered = waiting.questions.iter().map(|q| (q.call(), NOT_ANSWERED));
+        for (call, why) in undecided.chain(unanswered) {
+            let error = Message::tool_error(call.id.clone(), call.name.clone(), why);
+            self.memory.push(error);
         }
         let answers = waiting.external_answers();
         self.memory.extend(answers);
