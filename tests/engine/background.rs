@@ -193,6 +193,47 @@ async fn shutdown_cancels_running_jobs_and_reports_them() {
 }
 
 #[tokio::test]
+async fn a_cancelled_job_ends_at_once_with_one_result() {
+    let probe = Arc::new(Probe::default());
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = heard.clone();
+    let kit = kit(&probe)
+        .on_tool_result(move |r| sink.lock().unwrap().push(r.call_id.to_string()))
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    let long = kit.call(job("long", 10_000, false), &ctx).await;
+    let short = kit.call(job("short", 1, false), &ctx).await;
+    let long = long.job_id().unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(kit.background().cancel(long).await.unwrap());
+    let record = kit.background().get(long).await.unwrap().unwrap();
+    assert_eq!(record.status, JobStatus::Failed);
+    let error = record.result.unwrap().outcome.unwrap_err();
+    assert_eq!(error.kind(), ToolErrorKind::Cancelled);
+    assert!(record.finished.is_some());
+    // The run was told to stop: its future is dropped, and what it returns is not recorded.
+    tokio::time::timeout(Duration::from_secs(5), kit.background().drain())
+        .await
+        .expect("the cancelled job stops")
+        .unwrap();
+    assert_eq!(probe.get(&probe.alive), 0);
+    // Ended jobs cannot be cancelled.
+    assert!(!kit.background().cancel(long).await.unwrap());
+    assert!(
+        !kit.background()
+            .cancel(short.job_id().unwrap())
+            .await
+            .unwrap()
+    );
+    let taken = kit.background().take_finished().await.unwrap();
+    assert_eq!(taken.len(), 2);
+    let mut heard = heard.lock().unwrap().clone();
+    heard.sort();
+    assert_eq!(heard, ["long", "short"], "one report each");
+}
+
+#[tokio::test]
 async fn drain_waits_for_jobs_to_finish() {
     let probe = Arc::new(Probe::default());
     let kit = kit(&probe).build().unwrap();

@@ -11,6 +11,7 @@ mod proxy;
 
 mod bad_input;
 mod busy;
+mod cancel;
 mod crash;
 mod engines;
 mod lost_replies;

@@ -32,6 +32,8 @@ mod python_client;
 mod python_https;
 mod replicas;
 mod sessions;
+#[cfg(all(feature = "interop", feature = "sqlite"))]
+mod tasks;
 mod unreachable;
 
 use std::process::Stdio;

@@ -360,11 +360,35 @@ impl Runner {
             }
         }
         crate::util::lock(&self.unstarted).remove(&id);
-        let ctx = ToolContext::new().with_cancellation(self.tools.child_token());
-        let mut result = self.toolkit.call_now(call, &ctx).await;
+        let stop = self.tools.child_token();
+        let ctx = ToolContext::new().with_cancellation(stop.clone());
+        let run = self.toolkit.call_now(call, &ctx);
+        tokio::pin!(run);
+        let mut result = tokio::select! {
+            result = &mut run => result,
+            () = self.ended_elsewhere(id) => {
+                // Cancelled (`BackgroundJobs::cancel`): the tool is told to stop; what it
+                // returns is dropped by `store`, the job has its result.
+                stop.cancel();
+                run.await
+            }
+        };
         result.job = Some(Job::Finished(JobId(id)));
         self.store(id, Some(task), &result).await;
         Ok(())
+    }
+
+    /// Returns once job `id`'s row has a result written by someone else (a cancellation),
+    /// looking once per heartbeat; never while it has none.
+    async fn ended_elsewhere(&self, id: u64) {
+        loop {
+            tokio::time::sleep(self.queue.settings.heartbeat).await;
+            if let Ok(Some(row)) = self.ledger.load(id).await
+                && matches!(row.state(), Some(State::Finished | State::Failed))
+            {
+                return;
+            }
+        }
     }
 
     /// Write the result, waiting out a database that went away (the result is in memory until
@@ -377,9 +401,9 @@ impl Runner {
             match self.ledger.finish(Finished::new(id, task, result)).await {
                 Ok(true) => return,
                 Ok(false) => {
-                    tracing::warn!(
+                    tracing::info!(
                         job = id,
-                        "job already had a result; this run's result is dropped"
+                        "job already had a result (it was cancelled, or ended by another run); this run's result is dropped"
                     );
                     return;
                 }

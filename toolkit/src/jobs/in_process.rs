@@ -1,6 +1,6 @@
 //! The in-process backend: tokio tasks of this process and a ledger in its memory. The default.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
@@ -24,6 +24,8 @@ pub(super) struct InProcess {
     tracker: TaskTracker,
     shutdown: CancellationToken,
     ledger: Ledger,
+    /// What stops each running job.
+    stops: Arc<Mutex<HashMap<JobId, CancellationToken>>>,
     next_id: AtomicU64,
     notifier: Arc<Notifier>,
 }
@@ -36,6 +38,7 @@ impl InProcess {
             tracker: TaskTracker::new(),
             shutdown: CancellationToken::new(),
             ledger: Arc::default(),
+            stops: Arc::default(),
             next_id: AtomicU64::new(1),
             notifier,
         }
@@ -58,9 +61,10 @@ impl InProcess {
         handle: &tokio::runtime::Handle,
         call: ToolCall,
         permit: OwnedSemaphorePermit,
-        job: BoxFuture<'static, ToolResult>,
+        (job, stop): (BoxFuture<'static, ToolResult>, CancellationToken),
     ) -> JobId {
         let id = JobId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        crate::util::lock(&self.stops).insert(id, stop);
         self.lock().insert(
             id,
             JobRecord {
@@ -69,20 +73,22 @@ impl InProcess {
                 status: JobStatus::Pending,
                 result: None,
                 submitted: SystemTime::now(),
+                finished: None,
                 taken: false,
             },
         );
         let (ledger, notifier) = (Arc::clone(&self.ledger), Arc::clone(&self.notifier));
+        let stops = Arc::clone(&self.stops);
         self.tracker.spawn_on(
             async move {
                 let mut result = job.await;
                 drop(permit);
+                crate::util::lock(&stops).remove(&id);
                 result.job = Some(Job::Finished(id));
-                if let Some(record) = crate::util::lock(&ledger).get_mut(&id) {
-                    record.status = JobStatus::of(&result);
-                    record.result = Some(result.clone());
+                // A job cancelled meanwhile already has its result.
+                if record_result(&ledger, id, &result) {
+                    notifier.notify(result);
                 }
-                notifier.notify(result);
             },
             handle,
         );
@@ -95,6 +101,20 @@ impl InProcess {
 
     fn filter(&self, keep: impl Fn(&JobRecord) -> bool) -> Vec<JobRecord> {
         self.lock().values().filter(|r| keep(r)).cloned().collect()
+    }
+}
+
+/// Record `result` as job `id`'s, unless the job already has one; whether it was recorded.
+fn record_result(ledger: &Ledger, id: JobId, result: &ToolResult) -> bool {
+    let mut ledger = crate::util::lock(ledger);
+    match ledger.get_mut(&id) {
+        Some(record) if record.status == JobStatus::Pending => {
+            record.status = JobStatus::of(result);
+            record.result = Some(result.clone());
+            record.finished = Some(SystemTime::now());
+            true
+        }
+        _ => false,
     }
 }
 
@@ -113,8 +133,9 @@ impl JobBackend for InProcess {
                     ));
             };
             let permit = self.reserve().map_err(crate::ToolError::execution)?;
-            let run = (job.run_here)(self.shutdown.child_token());
-            Ok(self.start(&handle, job.call, permit, run))
+            let stop = self.shutdown.child_token();
+            let run = (job.run_here)(stop.clone());
+            Ok(self.start(&handle, job.call, permit, (run, stop)))
         })();
         ready(outcome)
     }
@@ -132,6 +153,22 @@ impl JobBackend for InProcess {
 
     fn with_status(&self, status: JobStatus) -> BoxFuture<'_, Result<Vec<JobRecord>, JobError>> {
         ready(Ok(self.filter(|r| r.status == status)))
+    }
+
+    fn cancel(&self, job: JobId) -> BoxFuture<'_, Result<bool, JobError>> {
+        let call = self.lock().get(&job).map(|r| r.call.clone());
+        let Some(call) = call else {
+            return ready(Ok(false));
+        };
+        let result = super::cancelled_result(&call, job);
+        let ended = record_result(&self.ledger, job, &result);
+        if ended {
+            if let Some(stop) = crate::util::lock(&self.stops).remove(&job) {
+                stop.cancel();
+            }
+            self.notifier.notify(result);
+        }
+        ready(Ok(ended))
     }
 
     fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>> {

@@ -70,8 +70,22 @@ pub struct JobRecord {
     pub result: Option<ToolResult>,
     /// When it was submitted.
     pub submitted: SystemTime,
+    /// When its result was recorded, once finished.
+    pub finished: Option<SystemTime>,
     /// Whether [`BackgroundJobs::take_finished`] already handed the result out.
     pub taken: bool,
+}
+
+/// The result a cancelled job ends with.
+pub(crate) fn cancelled_result(call: &ToolCall, job: JobId) -> ToolResult {
+    let error = ToolError::new(
+        crate::error::ToolErrorKind::Cancelled,
+        format!("tool `{}` was cancelled before it finished", call.name),
+    )
+    .with_detail(format!("background job {job} was cancelled"));
+    let mut result = ToolResult::new(call.id.clone(), call.name.clone(), Err(error), 0);
+    result.job = Some(Job::Finished(job));
+    result
 }
 
 /// Hands finished results to the callbacks and to the [`results`](BackgroundJobs::results)
@@ -127,6 +141,10 @@ pub trait JobBackend: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Vec<JobRecord>, JobError>>;
     /// The jobs in `status`, oldest first.
     fn with_status(&self, status: JobStatus) -> BoxFuture<'_, Result<Vec<JobRecord>, JobError>>;
+    /// End a job that has no result yet with a cancelled one (the first result stands: a run
+    /// still under way is told to stop and its result dropped); false when the job is unknown
+    /// or already ended.
+    fn cancel(&self, job: JobId) -> BoxFuture<'_, Result<bool, JobError>>;
     /// Results not handed out before, each handed out once.
     fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>>;
     /// Someone started listening for results (a stream): start reporting them.
@@ -284,6 +302,17 @@ impl BackgroundJobs {
     /// Calls that ended with an error, oldest first.
     pub async fn failed(&self) -> Result<Vec<JobRecord>, JobError> {
         self.backend.with_status(JobStatus::Failed).await
+    }
+
+    /// Cancel a job that has not finished: it ends at once with a `Cancelled` error result
+    /// (recorded, reported to the callbacks and streams, handed out by
+    /// [`take_finished`](Self::take_finished) like any other), and a run under way is told to
+    /// stop through its context's cancellation — in this process, or, with a durable queue, in
+    /// whichever worker runs it (within a [`heartbeat`](crate::background::JobQueue::heartbeat)).
+    /// What that run returns afterwards is dropped: a job has one result. `Ok(false)` when the
+    /// job is unknown or had already ended.
+    pub async fn cancel(&self, job: JobId) -> Result<bool, JobError> {
+        self.backend.cancel(job).await
     }
 
     /// Results of finished jobs (output or error) not handed out before, oldest submission

@@ -2,11 +2,14 @@
 //! as a tower service axum can mount.
 
 use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::Body;
+use axum::body::Bytes;
 use axum::http::{Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData, NumberOrString, ServerJsonRpcMessage};
 use rmcp::transport::StreamableHttpService;
@@ -16,6 +19,8 @@ use super::types::StreamableHttpServerConfig;
 use serde_json::Value;
 
 use super::server::McpServer;
+use super::tasks::{self, Decorate, Inbound};
+use crate::toolkit::Toolkit;
 
 /// The browser origins [`McpHttpService::new`] accepts: pages served from this machine's
 /// loopback interface, on any port (the MCP transport's DNS-rebinding rule: a page of another
@@ -78,6 +83,8 @@ const MAX_BODY_BYTES: usize = 4 << 20;
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<McpServer, LocalSessionManager>,
+    /// The served toolkit: which tools are background tools (MCP tasks, `tasks.rs`).
+    toolkit: crate::toolkit::Toolkit,
     /// Required as `Authorization: Bearer <token>` on every request, when set.
     bearer_token: Option<crate::endpoint::Secret>,
 }
@@ -97,8 +104,10 @@ impl McpHttpService {
     /// Serve with this rmcp configuration (allowed hosts and origins, SSE keep-alive,
     /// cancellation token that stops every session).
     pub fn with_config(server: McpServer, config: StreamableHttpServerConfig) -> Self {
+        let toolkit = server.toolkit().clone();
         let factory = move || Ok(server.new_session());
         McpHttpService {
+            toolkit,
             inner: StreamableHttpService::new(
                 factory,
                 LocalSessionManager::default().into(),
@@ -143,6 +152,12 @@ impl McpHttpService {
                     .into_response();
             }
         };
+        // The task messages rmcp does not model (`tasks.rs`).
+        let (bytes, decorate) = match tasks::inbound(&bytes) {
+            Inbound::Unchanged => (bytes, None),
+            Inbound::Renamed(renamed) => (renamed.into(), None),
+            Inbound::Decorate(id, what) => (bytes, Some((id, what))),
+        };
         // rmcp reads the message itself and answers a body it cannot read (with a JSON
         // content type, as here) with a plain-text 415; only then is the body read again, to
         // give the JSON-RPC error instead. The common case parses once.
@@ -153,8 +168,89 @@ impl McpHttpService {
         {
             return bad_message(&bytes, &e);
         }
-        response
+        match decorate {
+            Some((id, what)) if response.status().is_success() => {
+                decorated(response, self.toolkit.clone(), id, what).await
+            }
+            _ => response,
+        }
     }
+}
+
+/// rmcp's answer to request `id` with the task fields added (`tasks::decorate`): a JSON body
+/// is read whole, an event stream rewritten line by line as it goes.
+async fn decorated(response: Response, toolkit: Toolkit, id: Value, what: Decorate) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let decorate = move |message: &mut Value| {
+        if message.get("id") == Some(&id) {
+            tasks::decorate(&toolkit, what, message);
+        }
+    };
+    if content_type.starts_with("application/json") {
+        let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES * 4).await else {
+            return StatusCode::BAD_GATEWAY.into_response();
+        };
+        let Ok(mut message) = serde_json::from_slice::<Value>(&bytes) else {
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        decorate(&mut message);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        let body = serde_json::to_vec(&message).unwrap_or_else(|_| bytes.to_vec());
+        return Response::from_parts(parts, Body::from(body));
+    }
+    if !content_type.starts_with("text/event-stream") {
+        return Response::from_parts(parts, body);
+    }
+    // Events end with a blank line, so every event's lines end with a newline: a line is
+    // rewritten once whole, and bytes after the last newline wait for the next chunk.
+    let partial = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let rest = Arc::clone(&partial);
+    let lines = body.into_data_stream().map(move |chunk| {
+        let chunk = chunk?;
+        let mut partial = crate::util::lock(&partial);
+        partial.extend_from_slice(&chunk);
+        let Some(last) = partial.iter().rposition(|b| *b == b'\n') else {
+            return Ok(Bytes::new());
+        };
+        let whole: Vec<u8> = partial.drain(..=last).collect();
+        let mut out = Vec::with_capacity(whole.len() + 64);
+        for line in whole.split_inclusive(|b| *b == b'\n') {
+            out.extend_from_slice(&decorated_line(line, &decorate));
+        }
+        Ok::<_, axum::Error>(Bytes::from(out))
+    });
+    let tail = futures::stream::once(async move {
+        Ok::<_, axum::Error>(Bytes::from(std::mem::take(&mut *crate::util::lock(&rest))))
+    });
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from_stream(lines.chain(tail)))
+}
+
+/// One line of an event stream, decorated when it is the `data` of a JSON message.
+fn decorated_line(line: &[u8], decorate: &impl Fn(&mut Value)) -> Vec<u8> {
+    let Some(data) = line.strip_prefix(b"data:") else {
+        return line.to_vec();
+    };
+    let Ok(mut message) = serde_json::from_slice::<Value>(data) else {
+        return line.to_vec();
+    };
+    decorate(&mut message);
+    let mut out = b"data: ".to_vec();
+    if serde_json::to_writer(&mut out, &message).is_err() {
+        return line.to_vec();
+    }
+    out.extend_from_slice(if line.ends_with(b"\r\n") {
+        b"\r\n"
+    } else {
+        b"\n"
+    });
+    out
 }
 
 fn is_json(request: &Request<Body>) -> bool {

@@ -70,6 +70,7 @@ mod progress;
 mod server;
 mod stdio;
 mod target;
+mod tasks;
 mod toolkit;
 pub mod types;
 

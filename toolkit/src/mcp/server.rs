@@ -19,6 +19,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::caller::McpCaller;
 use super::convert;
+use super::tasks;
 use crate::context::{Caller, LogLevel, ProgressEvent, ToolContext, ToolProgress};
 use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
@@ -345,6 +346,23 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    /// The MCP tasks of revision 2025-11-25 (see `tasks.rs`): requests rmcp does not know, or
+    /// that the transports renamed so that it passes them on.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        tasks::handle(
+            &self.toolkit,
+            &self.call_context,
+            &request.method,
+            request.params,
+            &context.ct,
+        )
+        .await
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -408,8 +426,11 @@ impl ServerHandler for McpServer {
             last: None,
             log_level: *lock(&self.log_level),
         };
-        let result = reporter.run(self.toolkit.call(call, &ctx), progress).await;
-        let mut result = result;
+        let mut result = reporter.run(self.toolkit.call(call, &ctx), progress).await;
+        if let Some(job) = result.job_id() {
+            // A background tool called without `task`: the client waits for the result.
+            result = self.wait_for(job, result, &context.ct).await;
+        }
         if stateless {
             explain_missing_session(&mut result);
         }
@@ -437,6 +458,45 @@ impl ServerHandler for McpServer {
             &result,
             declares_output,
         )))
+    }
+}
+
+impl McpServer {
+    /// The result of background job `job` once it ends (a plain `tools/call` of a background
+    /// tool answers with it, as MCP's `taskSupport: "optional"` asks); `pending` if the job
+    /// cannot be followed, the cancelled result when the request is cancelled first.
+    async fn wait_for(
+        &self,
+        job: crate::background::JobId,
+        pending: crate::tool::ToolResult,
+        cancelled: &CancellationToken,
+    ) -> crate::tool::ToolResult {
+        let jobs = self.toolkit.background();
+        let mut wait = std::time::Duration::from_millis(5);
+        loop {
+            match jobs.get(job).await {
+                Ok(Some(record)) if record.result.is_some() => {
+                    return record.result.unwrap_or(pending);
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return pending,
+                Err(e) => {
+                    tracing::warn!(job = %job, error = %e, "a background call's job could not be read; answering with its pending note");
+                    return pending;
+                }
+            }
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = cancelled.cancelled() => {
+                    // The client gave up: so does the job.
+                    let _ = jobs.cancel(job).await;
+                    let mut result = pending;
+                    result.outcome = Err(crate::ToolError::new(ToolErrorKind::Cancelled, "the call was cancelled"));
+                    return result;
+                }
+            }
+            wait = (wait * 2).min(std::time::Duration::from_millis(500));
+        }
     }
 }
 

@@ -12,16 +12,21 @@
 //! or response before `initialize`); such messages are dropped here until the server has
 //! answered its first request, so bad input cannot stop the server.
 //!
-//! The framing stays rmcp's: [`LineWatch`] only looks at the bytes on their way to rmcp's
-//! reader, and the replies are written by rmcp's writer.
+//! Third, the task messages of revision 2025-11-25 that rmcp does not model are adjusted on
+//! the way (see `tasks.rs`): [`LineWatch`] renames a task request in its line, and the answers
+//! to `initialize` and `tools/list` get their task fields before rmcp's writer writes them.
+//!
+//! The framing stays rmcp's: [`LineWatch`] hands rmcp's reader whole lines (a line not yet
+//! complete waits for its newline), and the replies are written by rmcp's writer.
 
+use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{CustomResult, ErrorData, ServerJsonRpcMessage, ServerResult};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH};
@@ -30,7 +35,12 @@ use tokio::sync::mpsc;
 
 use super::error::McpError;
 use super::server::McpServer;
+use super::tasks::{self, Decorate, Inbound};
 use crate::error::Cause;
+use crate::toolkit::Toolkit;
+
+/// The answers owed a decoration (`tasks.rs`), by request id.
+type Decorations = Arc<Mutex<HashMap<serde_json::Value, Decorate>>>;
 
 /// Replies owed for lines that were not JSON; more than this many at once are not all answered.
 const PENDING_REPLIES: usize = 64;
@@ -50,7 +60,7 @@ impl McpServer {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let transport = LineTransport::new(reader, writer);
+        let transport = LineTransport::new(reader, writer, self.toolkit().clone());
         let running = rmcp::service::serve_server(self, transport)
             .await
             .map_err(|e| {
@@ -75,6 +85,8 @@ pub(super) struct LineTransport<R: AsyncRead + Unpin, W: AsyncWrite> {
     /// Set once the server answered a request other than `ping`: from then on rmcp handles
     /// every kind of message.
     started: Arc<AtomicBool>,
+    decorations: Decorations,
+    toolkit: Toolkit,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -82,18 +94,16 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub(super) fn new(reader: R, writer: W) -> Self {
+    pub(super) fn new(reader: R, writer: W, toolkit: Toolkit) -> Self {
         let (tx, bad_lines) = mpsc::channel(PENDING_REPLIES);
-        let watch = LineWatch {
-            inner: reader,
-            line: Vec::new(),
-            oversized: false,
-            bad_lines: tx,
-        };
+        let decorations = Decorations::default();
+        let watch = LineWatch::new(reader, tx, decorations.clone());
         LineTransport {
             inner: AsyncRwTransport::new_server(watch, writer),
             bad_lines,
             started: Arc::new(AtomicBool::new(false)),
+            decorations,
+            toolkit,
         }
     }
 }
@@ -107,12 +117,24 @@ where
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
+        mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let ServerJsonRpcMessage::Response(response) = &item
-            && !matches!(response.result, ServerResult::EmptyResult(_))
-        {
-            self.started.store(true, Ordering::Release);
+        if let ServerJsonRpcMessage::Response(response) = &mut item {
+            if !matches!(response.result, ServerResult::EmptyResult(_)) {
+                self.started.store(true, Ordering::Release);
+            }
+            let owed = serde_json::to_value(&response.id)
+                .ok()
+                .and_then(|id| crate::util::lock(&self.decorations).remove(&id));
+            if let Some(what) = owed
+                && let Ok(serde_json::Value::Object(mut result)) =
+                    serde_json::to_value(&response.result)
+            {
+                tasks::decorate_result(&self.toolkit, what, &mut result);
+                response.result = ServerResult::CustomResult(CustomResult::new(
+                    serde_json::Value::Object(result),
+                ));
+            }
         }
         self.inner.send(item)
     }
@@ -151,17 +173,34 @@ where
     }
 }
 
-/// Passes bytes through unchanged, and reports each complete line that is not JSON.
+/// Hands rmcp's reader whole lines, each as it came or renamed by `tasks::inbound`; reports
+/// each complete line that is not JSON (and drops it: rmcp would too).
 pub(super) struct LineWatch<R> {
     inner: R,
     /// The current line so far.
     line: Vec<u8>,
-    /// The current line outgrew rmcp's limit (rmcp drops it and logs).
+    /// The current line outgrew rmcp's limit (dropped, as rmcp drops it).
     oversized: bool,
     bad_lines: mpsc::Sender<()>,
+    /// Whole lines not yet read by rmcp, and how far it read them.
+    ready: Vec<u8>,
+    read: usize,
+    decorations: Decorations,
 }
 
 impl<R> LineWatch<R> {
+    fn new(inner: R, bad_lines: mpsc::Sender<()>, decorations: Decorations) -> Self {
+        LineWatch {
+            inner,
+            line: Vec::new(),
+            oversized: false,
+            bad_lines,
+            ready: Vec::new(),
+            read: 0,
+            decorations,
+        }
+    }
+
     fn observe(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
@@ -185,9 +224,21 @@ impl<R> LineWatch<R> {
     }
 
     fn end_line(&mut self) {
-        if !self.oversized && !is_json_or_blank(&self.line) {
+        if self.oversized {
+            tracing::warn!("dropped an MCP message longer than {DEFAULT_MAX_LINE_LENGTH} bytes");
+        } else if !is_json_or_blank(&self.line) {
             // A full queue means replies are already owed; dropping this one keeps memory bounded.
             let _ = self.bad_lines.try_send(());
+        } else {
+            match tasks::inbound(&self.line) {
+                Inbound::Unchanged => self.ready.extend_from_slice(&self.line),
+                Inbound::Renamed(line) => self.ready.extend_from_slice(&line),
+                Inbound::Decorate(id, what) => {
+                    crate::util::lock(&self.decorations).insert(id, what);
+                    self.ready.extend_from_slice(&self.line);
+                }
+            }
+            self.ready.push(b'\n');
         }
         self.line.clear();
         self.oversized = false;
@@ -207,17 +258,26 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineWatch<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
         let this = &mut *self;
-        std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-        let fresh = &buf.filled()[before..];
-        if fresh.is_empty() {
-            // End of input: a last line without a newline is not a message rmcp will read.
-            this.line.clear();
-        } else {
-            this.observe(fresh);
+        loop {
+            if this.read < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.read);
+                buf.put_slice(&this.ready[this.read..this.read + n]);
+                this.read += n;
+                return Poll::Ready(Ok(()));
+            }
+            this.ready.clear();
+            this.read = 0;
+            let mut scratch = [0u8; 8192];
+            let mut fresh = ReadBuf::new(&mut scratch);
+            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut fresh))?;
+            if fresh.filled().is_empty() {
+                // End of input: a last line without a newline is not a message rmcp would read.
+                this.line.clear();
+                return Poll::Ready(Ok(()));
+            }
+            this.observe(fresh.filled());
         }
-        Poll::Ready(Ok(()))
     }
 }
 
@@ -228,12 +288,7 @@ mod tests {
     #[test]
     fn lines_that_are_not_json_are_reported_once_each() {
         let (tx, mut rx) = mpsc::channel(8);
-        let mut watch = LineWatch {
-            inner: tokio::io::empty(),
-            line: Vec::new(),
-            oversized: false,
-            bad_lines: tx,
-        };
+        let mut watch = LineWatch::new(tokio::io::empty(), tx, Decorations::default());
         watch.observe(b"{\"jsonrpc\":\"2.0\"}\n\nnot js");
         assert!(rx.try_recv().is_err());
         watch.observe(b"on\r\n\xEF\xBB\xBF{}\r\n{\"a\":");

@@ -32,6 +32,9 @@ impl Row {
             status,
             result,
             submitted: UNIX_EPOCH + Duration::from_millis(self.submitted_ms.max(0) as u64),
+            finished: self
+                .finished_ms
+                .map(|ms| UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64)),
             taken: self.taken,
         })
     }
@@ -186,6 +189,7 @@ mod tests {
             result: Some(encode_result(&result)),
             taken: false,
             submitted_ms: 0,
+            finished_ms: Some(5),
             started_by: None,
         };
         let back = results_of(vec![row]).pop().unwrap();

@@ -63,7 +63,7 @@ use crate::tool::{ToolCall, ToolResult};
 pub(super) use worker::{Finished, WorkerLedger};
 
 const COLUMNS: &str =
-    "id, call_id, tool, arguments, state, result, taken, submitted_ms, started_by";
+    "id, call_id, tool, arguments, state, result, taken, submitted_ms, finished_ms, started_by";
 
 /// Most calls stored by one transaction, rows read or results written by one statement (see
 /// [`Gather`]).
@@ -117,6 +117,8 @@ pub(super) struct Row {
     pub(super) result: Option<String>,
     pub(super) taken: bool,
     pub(super) submitted_ms: i64,
+    /// When its result was stored.
+    pub(super) finished_ms: Option<i64>,
     /// The worker that marked the job started.
     pub(super) started_by: Option<String>,
 }

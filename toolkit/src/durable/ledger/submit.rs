@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::codec::results_of;
+use super::codec::{encode_result, results_of};
 #[cfg(feature = "sqlite")]
 use super::id_list;
 use super::{COLUMNS, Payload, Row, db_error, gather, load};
@@ -188,6 +188,35 @@ impl Durable {
             .await?
             .map(Row::record)
             .transpose()
+    }
+
+    /// End job `job` with a cancelled result if it has none yet (a worker running it sees the
+    /// row ended at its next look and stops the tool; see `Runner::run`).
+    async fn cancel(&self, job: JobId) -> Result<bool, JobError> {
+        let Some(row) = self.guarded(load(&self.queue, job.0)).await? else {
+            return Ok(false);
+        };
+        let result = crate::jobs::cancelled_result(&row.call(), job);
+        const TEXT: &str = concat!(
+            "UPDATE agent_toolkit_jobs SET state = '",
+            state!(failed),
+            "', result = $3, finished_ms = $4 WHERE queue = $1 AND id = $2 AND state IN ",
+            state!(unfinished)
+        );
+        let stored = encode_result(&result);
+        let name = &self.queue.settings.name;
+        let done = self.guarded(async {
+            let done = on_pool!(self.queue.db, |pool, sql| sqlx::query(sql(TEXT))
+                .bind(name)
+                .bind(job.0 as i64)
+                .bind(&stored)
+                .bind(now_ms())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected()));
+            done.map_err(|e| self.fail(e))
+        });
+        Ok(done.await? == 1)
     }
 
     async fn by_call_id(&self, call_id: &str) -> Result<Vec<JobRecord>, JobError> {
@@ -561,6 +590,10 @@ impl JobBackend for Durable {
 
     fn with_status(&self, status: JobStatus) -> BoxFuture<'_, Result<Vec<JobRecord>, JobError>> {
         Box::pin(Durable::with_status(self, status))
+    }
+
+    fn cancel(&self, job: JobId) -> BoxFuture<'_, Result<bool, JobError>> {
+        Box::pin(Durable::cancel(self, job))
     }
 
     fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>> {
