@@ -65,7 +65,8 @@ async fn a_task_survives_the_server_killed_and_started_again() {
         "{created}"
     );
     assert_eq!(created["status"], "working");
-    assert_eq!(created["ttl"], Value::Null);
+    // Kept as long as the queue keeps finished jobs (7 days by default).
+    assert_eq!(created["ttl"], 7 * 24 * 3600 * 1000);
     assert_eq!(created["poll_interval"], 1000);
     assert_eq!(started["first_get"]["id"], task.as_str());
     assert_eq!(started["first_get"]["status"], "working");
@@ -130,6 +131,8 @@ fn check_announced(report: &Value) {
 
 fn in_memory(report: Value) {
     check_announced(&report);
+    // Kept as long as the server runs.
+    assert_eq!(report["cancelled"]["ttl"], Value::Null);
     assert_eq!(report["cancelled"]["status"], "cancelled", "{report:#}");
     assert_eq!(report["cancelled_get"]["status"], "cancelled");
     let message = report["cancelled"]["message"].as_str().unwrap();
@@ -163,4 +166,114 @@ fn in_memory(report: Value) {
     for id in report["created_ids"].as_array().unwrap() {
         assert!(listed.contains(id), "{report:#}");
     }
+}
+
+/// The official TypeScript SDK's experimental tasks client: it learns from the listing that
+/// `slow_report` runs as a task, and its `callToolStream` creates the task, polls it and fetches
+/// its result; `cancelTask`, `listTasks`, and a plain `callTool` of the background tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_runs_tasks() {
+    let (_server, url) = server(0, None).await;
+    let (ok, stdout, stderr) = peers::run_node(
+        "mcp_tasks_client.cjs",
+        &["--url", &url],
+        Duration::from_secs(90),
+    )
+    .await;
+    let report: Value = stdout
+        .lines()
+        .last()
+        .and_then(|line| serde_json::from_str(line).ok())
+        .unwrap_or_else(|| panic!("no report from the client:\n{stdout}\n{stderr}"));
+    assert!(ok, "the client failed: {report}\n{stderr}");
+    assert_eq!(report["errors"], json!([]), "{report:#}");
+    assert_eq!(
+        report["server_tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{report:#}"
+    );
+    assert_eq!(report["task_support"]["slow_report"], "optional");
+    assert_eq!(report["task_support"]["add"], Value::Null);
+    let stream = report["stream"].as_array().unwrap();
+    assert_eq!(
+        stream.first(),
+        Some(&json!(["taskCreated", "working"])),
+        "{report:#}"
+    );
+    assert_eq!(
+        stream.last(),
+        Some(&json!(["result", "report on js", false])),
+        "{report:#}"
+    );
+    assert!(
+        stream.contains(&json!(["taskStatus", "completed"])),
+        "{report:#}"
+    );
+    assert_eq!(report["cancelled"], "cancelled", "{report:#}");
+    assert_eq!(report["cancelled_get"], "cancelled");
+    let listed = report["listed"].as_array().unwrap();
+    assert!(
+        listed.contains(&report["task_id"]) && listed.contains(&report["long_id"]),
+        "{report:#}"
+    );
+    assert_eq!(report["plain"], json!(["report on plain", false]));
+}
+
+/// The TypeScript SDK's server with tools that run only as tasks (`taskSupport: "required"`),
+/// imported with `run_as_tasks`: its task tools become background tools of the toolkit (the
+/// model's call answers pending at once), called as tasks — created, polled, their result
+/// fetched — and reported when the task ends; its ordinary tool stays an ordinary one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_servers_task_tools_are_background_tools() {
+    use agent_toolkit::mcp::{McpClient, McpClientOptions, McpImport, McpTarget};
+    use agent_toolkit::prelude::*;
+
+    let node = peers::node("mcp_task_server.cjs");
+    let node = node.as_std();
+    let mut target = McpTarget::command(
+        node.get_program().to_string_lossy(),
+        node.get_args()
+            .map(|arg| arg.to_string_lossy().into_owned()),
+    );
+    for (key, value) in node.get_envs() {
+        if let Some(value) = value {
+            target = target.env(key.to_string_lossy(), value.to_string_lossy());
+        }
+    }
+    let options = McpClientOptions::new().run_as_tasks(["brew", "burn"]);
+    let import = McpImport::from_client(McpClient::with_options(target, options), "js")
+        .await
+        .unwrap();
+    let toolkit = Toolkit::builder()
+        .group("js", "the TypeScript server's tools")
+        .dynamic("js", import.tools())
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    let brew = toolkit
+        .call(
+            ToolCall::new("c1", "js__brew", r#"{"kind": "tea", "ms": 300}"#),
+            &ctx,
+        )
+        .await;
+    assert!(brew.is_pending(), "a background tool: {brew}");
+    let burn = toolkit
+        .call(ToolCall::new("c2", "js__burn", "{}"), &ctx)
+        .await;
+    assert!(burn.is_pending(), "{burn}");
+    let add = toolkit
+        .call(ToolCall::new("c3", "js__add", r#"{"a": 1, "b": 2}"#), &ctx)
+        .await;
+    assert_eq!(add.model_text(), "3", "an ordinary tool answers at once");
+
+    tokio::time::timeout(Duration::from_secs(30), toolkit.background().drain())
+        .await
+        .expect("the tasks end")
+        .unwrap();
+    let mut results = toolkit.background().take_finished().await.unwrap();
+    results.sort_by(|a, b| a.call_id.cmp(&b.call_id));
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].model_text(), "tea is ready", "{results:?}");
+    let error = results[1].error().expect("the failed task is an error");
+    assert!(error.message().contains("burnt"), "{error}");
 }

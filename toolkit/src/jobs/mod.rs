@@ -149,6 +149,10 @@ pub trait JobBackend: Send + Sync + 'static {
     fn take_finished(&self) -> BoxFuture<'_, Result<Vec<ToolResult>, JobError>>;
     /// Someone started listening for results (a stream): start reporting them.
     fn listen(&self) {}
+    /// How long a finished job's record is kept; `None`: as long as the backend lives.
+    fn retention(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// How many jobs run in this process.
     fn running(&self) -> usize;
     /// Stop taking work (see [`BackgroundJobs::shutdown`]).
@@ -339,6 +343,13 @@ impl BackgroundJobs {
             }
         })
         .boxed()
+    }
+
+    /// How long the record (and result) of a finished job is kept: with a durable queue its
+    /// [`retention`](crate::background::JobQueue::retention); `None` in process, where the
+    /// ledger lives as long as the toolkit.
+    pub fn retention(&self) -> Option<std::time::Duration> {
+        self.backend.retention()
     }
 
     /// How many jobs are running in this process (with a durable queue, jobs run in

@@ -397,6 +397,118 @@ impl McpClient {
         }
     }
 
+    /// The options the client was made with.
+    pub(super) fn options(&self) -> &McpClientOptions {
+        &self.inner.options
+    }
+
+    /// Call a tool as an MCP task (revision 2025-11-25): the server answers at once with a
+    /// task, polled with `tasks/get` (as often as its `pollInterval` asks, within 50 ms–5 s)
+    /// until it ends; then `tasks/result` is its result. Dropping the future before then
+    /// cancels the task (`tasks/cancel`, best effort). A server that answers the call with a
+    /// result instead of a task (it does not run this tool as a task) is answered as usual.
+    /// See [`McpClientOptions::run_as_tasks`].
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, McpError> {
+        let arguments = match arguments {
+            Value::Object(map) => Value::Object(map),
+            Value::Null => Value::Object(Default::default()),
+            other => {
+                return Err(McpError::InvalidArguments(json_kind(&other).into()));
+            }
+        };
+        let (peer, generation) = self.peer().await?;
+        let params = serde_json::json!({"name": name, "arguments": arguments, "task": {}});
+        let created = self.custom(&peer, generation, "tools/call", params).await?;
+        let Some(task_id) = created
+            .get("task")
+            .and_then(|t| t.get("taskId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return self.tool_result("tools/call", created);
+        };
+        let id = serde_json::json!({"taskId": task_id});
+        let cancel = {
+            let (peer, id) = (peer.clone(), id.clone());
+            OnDrop::new(move || {
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    return;
+                };
+                runtime.spawn(async move {
+                    let request = rmcp::model::CustomRequest::new("tasks/cancel", Some(id));
+                    let _ = peer
+                        .send_request(ClientRequest::CustomRequest(request))
+                        .await;
+                });
+            })
+        };
+        let mut task = created.get("task").cloned().unwrap_or_default();
+        loop {
+            let status = task
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("working");
+            if !matches!(status, "working" | "input_required") {
+                break;
+            }
+            let poll = task
+                .get("pollInterval")
+                .and_then(Value::as_u64)
+                .unwrap_or(500)
+                .clamp(50, 5_000);
+            tokio::time::sleep(Duration::from_millis(poll)).await;
+            task = self
+                .custom(&peer, generation, "tasks/get", id.clone())
+                .await?;
+        }
+        let result = self.custom(&peer, generation, "tasks/result", id).await;
+        cancel.defuse();
+        self.tool_result("tasks/result", result?)
+    }
+
+    /// A request rmcp does not model, its answer as JSON.
+    async fn custom(
+        &self,
+        peer: &Peer<RoleClient>,
+        generation: u64,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, McpError> {
+        let request = rmcp::model::CustomRequest::new(method, Some(params));
+        let request = peer.send_request(ClientRequest::CustomRequest(request));
+        let answer = match tokio::time::timeout(self.inner.options.call_timeout, request).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => return Err(self.failure(method, generation, e).await),
+            Err(_) => {
+                return Err(McpError::Timeout {
+                    target: self.inner.target.to_string(),
+                    method: method.into(),
+                    timeout: self.inner.options.call_timeout,
+                });
+            }
+        };
+        serde_json::to_value(&answer).map_err(|e| {
+            McpError::Protocol(format!("the answer to `{method}` could not be read: {e}").into())
+        })
+    }
+
+    /// `answer` (to `method`) read as a tool's result.
+    fn tool_result(&self, method: &str, answer: Value) -> Result<CallToolResult, McpError> {
+        serde_json::from_value::<CallToolResult>(answer.clone()).map_err(|_| {
+            McpError::Protocol(
+                format!(
+                    "the MCP server {} answered `{method}` with something else than a tool result: {answer}",
+                    self.inner.target
+                )
+                .into(),
+            )
+        })
+    }
+
     /// A receiver that sees a new value whenever the server's tool list may have changed:
     /// the server sent `notifications/tools/list_changed`, or the client reconnected.
     pub fn tool_list_changes(&self) -> watch::Receiver<u64> {

@@ -169,6 +169,7 @@ async fn refresh(
         names.insert(name.clone(), tool.name.to_string());
         set.push(Arc::new(ImportedTool {
             name,
+            as_task: client.options().runs_as_task(&tool.name),
             tool,
             client: client.clone(),
         }));
@@ -194,6 +195,8 @@ struct ImportedTool {
     /// The server's description of it.
     tool: Tool,
     client: McpClient,
+    /// Called as an MCP task ([`McpClientOptions::run_as_tasks`](super::McpClientOptions::run_as_tasks)).
+    as_task: bool,
 }
 
 impl AgentTool for ImportedTool {
@@ -213,12 +216,15 @@ impl AgentTool for ImportedTool {
             .as_ref()
             .map(|s| Value::Object((**s).clone()));
         spec.options = convert::options_from(tool);
+        // Called as an MCP task: it answers the model at once and reports when the task ends.
+        spec.options.background = self.as_task;
         spec
     }
 
     fn call(&self, args: ToolArgs) -> ToolFuture {
         let client = self.client.clone();
         let remote = self.tool.name.to_string();
+        let as_task = self.as_task;
         let arguments = convert::arguments_object(args.raw());
         let emitter = ToolEmitter::from_tool_context(args.context()).ok();
         Box::pin(async move {
@@ -228,13 +234,17 @@ impl AgentTool for ImportedTool {
                 ))
             })?;
             let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
-            let result = client
-                .call_tool_with_progress(&remote, arguments, |p| {
-                    if let Some(emitter) = &emitter {
-                        emitter.progress(p.progress, p.total, p.message.unwrap_or_default());
-                    }
-                })
-                .await;
+            let result = if as_task {
+                client.call_tool_as_task(&remote, arguments).await
+            } else {
+                client
+                    .call_tool_with_progress(&remote, arguments, |p| {
+                        if let Some(emitter) = &emitter {
+                            emitter.progress(p.progress, p.total, p.message.unwrap_or_default());
+                        }
+                    })
+                    .await
+            };
             match result {
                 Ok(result) => convert::tool_output(result),
                 Err(e) => Err(tool_error(&remote, e)),

@@ -11,6 +11,7 @@
 //! | `target`, `progress` | where a server is ([`McpTarget`], [`McpClientOptions`]); call progress ([`McpProgress`]) | — |
 //! | `client` | [`McpClient`]: connection, listing, calls, reconnection | `target`, `progress`, `error` |
 //! | `import` | [`McpImport`]: a server's tools as a toolkit's dynamic set | `client`, `convert`, `error` |
+//! | `tasks` | MCP tasks (2025-11-25): background tools served as tasks, and the task fields rmcp drops, added on the way | `convert` |
 //! | [`types`] | the MCP wire types the API above hands out (re-exported from `rmcp`) | — |
 //!
 //! The protocol (framing, the lifecycle, sessions, SSE) is rmcp's; this module maps it onto the
@@ -49,6 +50,9 @@
 //!   a [`DynamicTools`](crate::toolkit::DynamicTools) set replaced) sends
 //!   `notifications/tools/list_changed` (in the stateless era, on the client's listen stream).
 //! - Tools reach their session through [`McpSession`] in the call context.
+//! - A `background` tool is served as an MCP task (2025-11-25: `tasks/get`, `tasks/result`,
+//!   `tasks/list`, `tasks/cancel`), kept by the toolkit's job backend; called without `task`,
+//!   it answers with its result when its job ends.
 //!
 //! **Import** ([`McpImport`], built on [`McpClient`]): connect to a server — a child process
 //! over stdio or a streamable-HTTP URL ([`McpTarget`]) — and keep its tools in a
@@ -56,7 +60,9 @@
 //! for every model provider. Register the set in a group of a toolkit; calls go through the
 //! toolkit's stack, progress comes back to the tool's emitter, a cancelled call is cancelled on
 //! the server, the set follows the server's `list_changed` notifications, and a lost
-//! connection is re-established (a dead child process restarted) on the next call.
+//! connection is re-established (a dead child process restarted) on the next call. Tools named
+//! in [`McpClientOptions::run_as_tasks`] are called as MCP tasks and imported as background
+//! tools.
 //! [`McpClient`] alone lists and calls tools without any toolkit.
 
 mod caller;

@@ -112,6 +112,8 @@ pub struct McpClientOptions {
     pub(crate) sampling: Option<Answerer>,
     /// OAuth for a server that requires it.
     pub(crate) oauth: Option<super::McpOAuth>,
+    /// The server's tools called as MCP tasks (and imported as background tools).
+    pub(crate) task_tools: Vec<String>,
 }
 
 /// A [`Caller`] that answers a server's requests (shown in `Debug` by its presence only).
@@ -138,6 +140,7 @@ impl Default for McpClientOptions {
             elicitation: None,
             sampling: None,
             oauth: None,
+            task_tools: Vec::new(),
         }
     }
 }
@@ -212,6 +215,28 @@ impl McpClientOptions {
     pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
         self.oauth = Some(oauth);
         self
+    }
+
+    /// Call these tools of the server as MCP tasks (revision 2025-11-25): a task-augmented
+    /// `tools/call` answered at once with a task, `tasks/get` every `pollInterval` until it
+    /// ends, then `tasks/result` — so a call lasts as long as the tool does, with no request
+    /// held open (and [`call_timeout`](Self::call_timeout) bounds each poll, not the call).
+    /// [`McpImport`](super::McpImport) imports them as background tools: the model's call
+    /// answers pending at once and the result is reported when the task ends. Name the tools
+    /// yourself: rmcp does not keep the `execution.taskSupport` of a listing. A server that
+    /// runs such a call directly (it does not do tasks) is answered as usual.
+    pub fn run_as_tasks<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.task_tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the server's tool `name` is called as a task.
+    pub(crate) fn runs_as_task(&self, name: &str) -> bool {
+        self.task_tools.iter().any(|t| t == name)
     }
 
     crate::endpoint::endpoint_methods!(endpoint);

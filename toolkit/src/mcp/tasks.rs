@@ -23,9 +23,11 @@
 //!
 //! A task's id is the call id of its job (random, not guessable); any client that has it can
 //! read or cancel the task, and `tasks/list` lists every task of the queue: one server (its
-//! bearer token, or the loopback interface) is one trust domain. Task results are kept as long
-//! as the job ledger keeps them, so `ttl` is `null` (unlimited). `notifications/tasks/status`
-//! is not sent: clients poll, as `pollInterval` says.
+//! bearer token, or the loopback interface) is one trust domain. A task is kept as long as the
+//! job ledger keeps its job, which `ttl` says: a durable queue's
+//! [`retention`](crate::background::JobQueue::retention), `null` (unlimited) in process; a
+//! client's requested `ttl` does not change it. `notifications/tasks/status` is not sent:
+//! clients poll, as `pollInterval` says.
 
 use std::time::{Duration, SystemTime};
 
@@ -189,7 +191,7 @@ pub(super) async fn handle(
     };
     let answer = match method {
         CALL => create(toolkit, context, params).await?,
-        GET => task_of(&find(toolkit, &params).await?),
+        GET => task_of(toolkit, &find(toolkit, &params).await?),
         RESULT => result(toolkit, &params, cancelled).await?,
         LIST => list(toolkit, &params).await?,
         CANCEL => cancel(toolkit, &params).await?,
@@ -272,7 +274,7 @@ async fn create(
         .await
         .map_err(|e| ErrorData::internal_error(format!("the task's job: {e}"), None))?
         .ok_or_else(|| ErrorData::internal_error("the task's job is not in the ledger", None))?;
-    Ok(json!({"task": task_of(&record)}))
+    Ok(json!({"task": task_of(toolkit, &record)}))
 }
 
 /// The job of the task named by `params.taskId`, or the `-32602` error saying it is unknown.
@@ -367,7 +369,12 @@ async fn list(toolkit: &Toolkit, params: &Map<String, Value>) -> Result<Value, E
     records.extend(jobs.failed().await.map_err(store)?);
     records.retain(|r| r.call.id.starts_with(TASK_PREFIX));
     records.sort_by_key(|r| std::cmp::Reverse(r.id));
-    let tasks: Vec<Value> = records.iter().skip(start).take(PAGE).map(task_of).collect();
+    let tasks: Vec<Value> = records
+        .iter()
+        .skip(start)
+        .take(PAGE)
+        .map(|r| task_of(toolkit, r))
+        .collect();
     let mut answer = json!({"tasks": tasks});
     if records.len() > start + PAGE {
         answer["nextCursor"] = json!((start + PAGE).to_string());
@@ -400,7 +407,7 @@ async fn cancel(toolkit: &Toolkit, params: &Map<String, Value>) -> Result<Value,
         // It ended on its own meanwhile.
         return Err(refused(&now));
     }
-    Ok(task_of(&now))
+    Ok(task_of(toolkit, &now))
 }
 
 /// A task's status and status message, from its job's record.
@@ -419,14 +426,18 @@ fn status_of(record: &JobRecord) -> (&'static str, Option<String>) {
 }
 
 /// A job's record as an MCP `Task`.
-fn task_of(record: &JobRecord) -> Value {
+fn task_of(toolkit: &Toolkit, record: &JobRecord) -> Value {
     let (status, message) = status_of(record);
+    let ttl = toolkit
+        .background()
+        .retention()
+        .map(|kept| u64::try_from(kept.as_millis()).unwrap_or(u64::MAX));
     let mut task = json!({
         "taskId": record.call.id.to_string(),
         "status": status,
         "createdAt": timestamp(record.submitted),
         "lastUpdatedAt": timestamp(record.finished.unwrap_or(record.submitted)),
-        "ttl": null,
+        "ttl": ttl,
         "pollInterval": POLL_INTERVAL_MS,
     });
     if let Some(message) = message {

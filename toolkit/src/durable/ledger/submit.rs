@@ -604,6 +604,10 @@ impl JobBackend for Durable {
         self.watch();
     }
 
+    fn retention(&self) -> Option<Duration> {
+        Some(self.queue.settings.retention)
+    }
+
     fn running(&self) -> usize {
         // Jobs run in workers.
         0
