@@ -189,6 +189,11 @@ impl ScriptedModel {
 }
 
 impl ChatModel for ScriptedModel {
+    /// Not a provider: its spans say so.
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
         let result = self.next(request);
         Box::pin(std::future::ready(result))

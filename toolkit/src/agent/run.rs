@@ -22,6 +22,7 @@ use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
 use crate::toolkit::{AnsweredCall, CallAnswer, LOADED_KEY};
+use tracing::Instrument;
 
 impl ReActAgent {
     /// Run the agent on `input` until it answers. The conversation is kept for the next run.
@@ -116,6 +117,33 @@ impl ReActAgent {
     /// calls of that turn and returns the external ones, remembering where it was. An agent that
     /// pauses at approvals stops the same way at calls that wait for a decision.
     pub(super) async fn turns(
+        &mut self,
+        turns: Turns,
+        external: &[ToolDefinition],
+        events: Events,
+    ) -> Result<RunOutcome, AgentError> {
+        let span = tracing::info_span!(
+            "invoke_agent",
+            otel.name = format!("invoke_agent {}", self.name),
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = %self.name,
+            gen_ai.agent.id = %self.id,
+            gen_ai.conversation.id = %turns.run_id,
+            gen_ai.provider.name = self.model.provider(),
+            gen_ai.request.model = self.model.name(),
+            error.type = tracing::field::Empty,
+        );
+        let outcome = self
+            .turns_in_span(turns, external, events)
+            .instrument(span.clone())
+            .await;
+        if let Err(error) = &outcome {
+            span.record("error.type", error_type(error));
+        }
+        outcome
+    }
+
+    async fn turns_in_span(
         &mut self,
         mut turns: Turns,
         external: &[ToolDefinition],
@@ -448,8 +476,24 @@ impl ReActAgent {
         self.memory.push(Message::user(note));
     }
 
-    /// One model request; streamed when someone listens.
+    /// One model request, in its `chat` span; streamed when someone listens.
     async fn ask(
+        &self,
+        request: ChatRequest,
+        events: &Events,
+    ) -> Result<ChatResponse, crate::model::ModelError> {
+        let span = crate::model::trace::chat_span(self.model.as_ref(), &request);
+        let started = std::time::Instant::now();
+        let answer = self
+            .ask_in_span(request, events)
+            .instrument(span.clone())
+            .await;
+        crate::model::trace::record_answer(&span, &answer);
+        crate::model::trace::measure(self.model.as_ref(), &answer, started.elapsed());
+        answer
+    }
+
+    async fn ask_in_span(
         &self,
         request: ChatRequest,
         events: &Events,
@@ -717,6 +761,19 @@ fn first_uses(calls: Vec<ToolCall>) -> (Vec<ToolCall>, Vec<ToolCall>) {
         }
     }
     (firsts, reused)
+}
+
+/// The `error.type` of a run that failed, for its `invoke_agent` span.
+fn error_type(error: &AgentError) -> &'static str {
+    match error {
+        AgentError::Model(_) => "model",
+        AgentError::MaxIterations { .. } => "max_iterations",
+        AgentError::ArgumentBudget { .. } => "argument_budget",
+        AgentError::External(_) => "external_tools",
+        AgentError::Paused(_) => "paused",
+        AgentError::Guardrail(_) => "guardrail",
+        AgentError::Resume(_) => "resume",
+    }
 }
 
 #[cfg(test)]

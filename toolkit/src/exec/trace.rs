@@ -1,5 +1,6 @@
 //! One `execute_tool` span per call, named and tagged after the OpenTelemetry GenAI semantic
-//! conventions: `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`,
+//! conventions: exported as `execute_tool <tool>` (`otel.name`), with
+//! `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.type = "function"`, `gen_ai.tool.name`,
 //! `gen_ai.tool.call.id`; on failure `error.type` holds the [`ToolErrorKind`](crate::error::ToolErrorKind)
 //! name, and `gen_ai.tool.attempts` the attempts made. Retries and approval decisions are
 //! events inside the span.
@@ -20,7 +21,10 @@ use super::middleware::{Middleware, Outcome, StackService};
 pub(crate) fn span(tool: &str, call_id: &str) -> tracing::Span {
     tracing::info_span!(
         "execute_tool",
+        otel.name = format!("execute_tool {tool}"),
+        otel.kind = "internal",
         gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.type = "function",
         gen_ai.tool.name = tool,
         gen_ai.tool.call.id = call_id,
         gen_ai.tool.attempts = tracing::field::Empty,
@@ -72,9 +76,10 @@ impl<F: Future<Output = Outcome>> Future for TraceFuture<F> {
         let this = self.project();
         let _entered = this.span.enter();
         let result = ready!(this.inner.poll(cx));
+        // Signed: exporters write unsigned integers as strings.
         this.span.record(
             "gen_ai.tool.attempts",
-            this.attempts.load(Ordering::Relaxed),
+            i64::from(this.attempts.load(Ordering::Relaxed)),
         );
         match &result {
             Ok(_) => tracing::debug!("tool call succeeded"),

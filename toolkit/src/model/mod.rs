@@ -38,6 +38,7 @@ mod request;
 mod response;
 mod sampler;
 mod text_calls;
+pub(crate) mod trace;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{AnthropicMessages, AnthropicMessagesBuilder, AnthropicToolSearch};
@@ -97,9 +98,22 @@ pub trait ChatModel: Send + Sync + 'static {
         Dialect::OpenAi
     }
 
-    /// A name for logs and events.
+    /// A name for logs and events: the provider's model id (`gen_ai.request.model` in the
+    /// `chat` spans).
     fn name(&self) -> &str {
         "model"
+    }
+
+    /// Who serves the model, as the OpenTelemetry GenAI conventions name providers
+    /// (`gen_ai.provider.name`: `openai`, `anthropic`, …). The default names the provider
+    /// whose wire the model's [`dialect`](Self::dialect) is.
+    fn provider(&self) -> &str {
+        match self.dialect() {
+            Dialect::OpenAi | Dialect::OpenAiStrict => "openai",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gcp.gemini",
+            _ => "unknown",
+        }
     }
 
     /// What the provider offers for large and changing tool lists, and whether it runs
@@ -178,6 +192,9 @@ macro_rules! forward_chat_model {
             }
             fn name(&self) -> &str {
                 (**self).name()
+            }
+            fn provider(&self) -> &str {
+                (**self).provider()
             }
             fn tool_features(&self) -> ToolFeatures {
                 (**self).tool_features()

@@ -315,4 +315,8 @@ impl<M: ChatModel> ChatModel for TextToolCalls<M> {
     fn name(&self) -> &str {
         self.inner.name()
     }
+
+    fn provider(&self) -> &str {
+        self.inner.provider()
+    }
 }

@@ -1,0 +1,237 @@
+//! OpenTelemetry export, end to end: an agent run's spans go through `tracing-opentelemetry`
+//! and the OTLP exporter (HTTP, JSON) to a receiver running in this test, which checks the
+//! exported tree — `invoke_agent` over its `chat` and `execute_tool` spans, one trace — their
+//! names and GenAI attributes, and that no content (the prompt, arguments, a hidden preset)
+//! is recorded — and the conventions' client metrics through `MetricsLayer`.
+
+use std::sync::{Arc, Mutex};
+
+use agent_toolkit::ReActAgent;
+use agent_toolkit::prelude::*;
+use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig};
+use serde_json::{Value, json};
+use tracing::instrument::WithSubscriber;
+use tracing_subscriber::layer::SubscriberExt;
+
+/// A secret the tool gets as a preset: never in a span.
+const API_KEY: &str = "sk-never-exported-1234";
+/// Words of the prompt: not recorded either (content is off by default).
+const PROMPT: &str = "What is 20 plus 22, mango-telescope?";
+
+/// Add two numbers with the pricing service.
+#[tool(read_only)]
+fn add(a: i64, b: i64, #[preset] api_key: String) -> i64 {
+    assert_eq!(api_key, API_KEY);
+    a + b
+}
+
+/// What the receiver got: every span, and every metric.
+#[derive(Clone, Default)]
+struct Received {
+    spans: Arc<Mutex<Vec<Value>>>,
+    metrics: Arc<Mutex<Vec<Value>>>,
+}
+
+/// The items at `resource → scope → items` of an OTLP JSON export.
+fn items<'a>(export: &'a Value, path: [&str; 3]) -> impl Iterator<Item = &'a Value> {
+    let [resources, scopes, items] = path;
+    export[resources]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(move |r| r[scopes].as_array().into_iter().flatten())
+        .flat_map(move |s| s[items].as_array().into_iter().flatten())
+}
+
+/// Receives OTLP/HTTP JSON exports of traces and metrics; its base URL.
+async fn receiver() -> (String, Received) {
+    let received = Received::default();
+    let (spans, metrics) = (received.spans.clone(), received.metrics.clone());
+    let app = axum::Router::new()
+        .route(
+            "/v1/traces",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let export: Value = serde_json::from_slice(&body).expect("OTLP JSON");
+                let path = ["resourceSpans", "scopeSpans", "spans"];
+                spans.lock().unwrap().extend(items(&export, path).cloned());
+                async { axum::Json(json!({})) }
+            }),
+        )
+        .route(
+            "/v1/metrics",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let export: Value = serde_json::from_slice(&body).expect("OTLP JSON");
+                let path = ["resourceMetrics", "scopeMetrics", "metrics"];
+                metrics
+                    .lock()
+                    .unwrap()
+                    .extend(items(&export, path).cloned());
+                async { axum::Json(json!({})) }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, received)
+}
+
+/// A span's attribute, as the OTLP JSON encodes it (string, int, double or bool value).
+fn attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
+    span["attributes"]
+        .as_array()?
+        .iter()
+        .find(|a| a["key"] == key)
+        .map(|a| &a["value"])
+}
+
+fn text(span: &Value, key: &str) -> String {
+    attribute(span, key)
+        .and_then(|v| v["stringValue"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// An integer attribute (OTLP JSON writes 64-bit integers as strings).
+fn int(span: &Value, key: &str) -> Option<i64> {
+    let int = &attribute(span, key)?["intValue"];
+    int.as_i64().or_else(|| int.as_str()?.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_run_is_exported_as_one_genai_trace_with_its_metrics() {
+    let (url, received) = receiver().await;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpJson)
+        .with_endpoint(format!("{url}/v1/traces"))
+        .build()
+        .unwrap();
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .build();
+    let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpJson)
+        .with_endpoint(format!("{url}/v1/metrics"))
+        .build()
+        .unwrap();
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_periodic_exporter(metric_exporter)
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")))
+        .with(tracing_opentelemetry::MetricsLayer::new(meters.clone()));
+
+    let toolkit = Toolkit::builder()
+        .register(Add)
+        .preset("api_key", API_KEY)
+        .build()
+        .unwrap();
+    let model = ScriptedModel::new([
+        ScriptedTurn::call("add", json!({"a": 20, "b": 22})),
+        ScriptedTurn::text("20 plus 22 is 42, as the tool says."),
+    ]);
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&toolkit)
+        .name("calculator")
+        .build()
+        .unwrap();
+    let answer = agent.run(PROMPT).with_subscriber(subscriber).await.unwrap();
+    assert_eq!(answer, "20 plus 22 is 42, as the tool says.");
+    // The batch exporter posts from a thread of its own; shutting down flushes it.
+    tokio::task::spawn_blocking(move || (provider.shutdown(), meters.shutdown()))
+        .await
+        .map(|(traces, metrics)| traces.and(metrics))
+        .unwrap()
+        .unwrap();
+
+    let spans = received.spans.lock().unwrap().clone();
+    let named =
+        |name: &str| -> Vec<&Value> { spans.iter().filter(|s| s["name"] == name).collect() };
+    let agent_spans = named("invoke_agent calculator");
+    assert_eq!(agent_spans.len(), 1, "{spans:#?}");
+    let run = agent_spans[0];
+    let chats = named("chat scripted");
+    assert_eq!(chats.len(), 2, "two model requests: {spans:#?}");
+    let tools = named("execute_tool add");
+    assert_eq!(tools.len(), 1, "{spans:#?}");
+
+    // One trace: the run is the root, the requests and the call its children.
+    let trace = run["traceId"].as_str().unwrap();
+    for child in chats.iter().chain(&tools) {
+        assert_eq!(child["traceId"], trace, "{child:#}");
+        assert_eq!(child["parentSpanId"], run["spanId"], "{child:#}");
+    }
+
+    assert_eq!(text(run, "gen_ai.operation.name"), "invoke_agent");
+    assert_eq!(text(run, "gen_ai.agent.name"), "calculator");
+    assert_eq!(text(run, "gen_ai.provider.name"), "scripted");
+    assert!(!text(run, "gen_ai.conversation.id").is_empty(), "{run:#}");
+
+    let first = chats[0];
+    assert_eq!(text(first, "gen_ai.operation.name"), "chat");
+    assert_eq!(text(first, "gen_ai.request.model"), "scripted");
+    assert_eq!(first["kind"], json!(3), "a client span: {first:#}");
+    assert!(
+        int(first, "gen_ai.usage.input_tokens").unwrap() > 0,
+        "{first:#}"
+    );
+    assert!(
+        int(chats[1], "gen_ai.usage.output_tokens").unwrap() > 0,
+        "{:#}",
+        chats[1]
+    );
+    assert_eq!(text(first, "gen_ai.response.finish_reasons"), "tool_calls");
+    assert_eq!(text(chats[1], "gen_ai.response.finish_reasons"), "stop");
+
+    let tool = tools[0];
+    assert_eq!(text(tool, "gen_ai.operation.name"), "execute_tool");
+    assert_eq!(text(tool, "gen_ai.tool.name"), "add");
+    assert_eq!(text(tool, "gen_ai.tool.type"), "function");
+    assert!(!text(tool, "gen_ai.tool.call.id").is_empty());
+    assert_eq!(int(tool, "gen_ai.tool.attempts"), Some(1), "{tool:#}");
+
+    // No content, and never a hidden parameter.
+    let exported = serde_json::to_string(&spans).unwrap();
+    assert!(!exported.contains(API_KEY), "the preset leaked: {exported}");
+    assert!(
+        !exported.contains("mango-telescope"),
+        "the prompt was recorded: {exported}"
+    );
+
+    // The conventions' client metrics: one duration per request, tokens by type.
+    let metrics = received.metrics.lock().unwrap().clone();
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no metric {name}: {metrics:#?}"))
+            .clone()
+    };
+    let duration = metric("gen_ai.client.operation.duration");
+    let points = duration["histogram"]["dataPoints"].as_array().unwrap();
+    let count: i64 = points
+        .iter()
+        .map(|p| {
+            p["count"]
+                .as_str()
+                .and_then(|c| c.parse().ok())
+                .or(p["count"].as_i64())
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(count, 2, "{duration:#}");
+    let tokens = metric("gen_ai.client.token.usage");
+    let types: Vec<String> = tokens["histogram"]["dataPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| text(p, "gen_ai.token.type"))
+        .collect();
+    assert!(
+        types.contains(&"input".to_string()) && types.contains(&"output".to_string()),
+        "{tokens:#}"
+    );
+}
