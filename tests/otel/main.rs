@@ -2,7 +2,9 @@
 //! and the OTLP exporter (HTTP, JSON) to a receiver running in this test, which checks the
 //! exported tree — `invoke_agent` over its `chat` and `execute_tool` spans, one trace — their
 //! names and GenAI attributes, and that no content (the prompt, arguments, a hidden preset)
-//! is recorded — and the conventions' client metrics through `MetricsLayer`.
+//! is recorded — and the conventions' client metrics through `MetricsLayer`. A call that
+//! crosses an MCP hop (our client, our server, on loopback) is one trace: the client's
+//! `execute_tool`, the server's `tools/call`, the server's `execute_tool`.
 
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +27,12 @@ const PROMPT: &str = "What is 20 plus 22, mango-telescope?";
 fn add(a: i64, b: i64, #[preset] api_key: String) -> i64 {
     assert_eq!(api_key, API_KEY);
     a + b
+}
+
+/// Multiply two numbers.
+#[tool(read_only)]
+fn multiply(a: i64, b: i64) -> i64 {
+    a * b
 }
 
 /// What the receiver got: every span, and every metric.
@@ -234,4 +242,76 @@ async fn an_agent_run_is_exported_as_one_genai_trace_with_its_metrics() {
         types.contains(&"input".to_string()) && types.contains(&"output".to_string()),
         "{tokens:#}"
     );
+}
+
+/// The tracer provider exporting spans to the receiver at `url`.
+fn tracer_provider(url: &str) -> opentelemetry_sdk::trace::SdkTracerProvider {
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpJson)
+        .with_endpoint(format!("{url}/v1/traces"))
+        .build()
+        .unwrap();
+    opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .build()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_across_an_mcp_hop_is_one_trace() {
+    use agent_toolkit::mcp::{McpImport, McpTarget};
+    use tracing::Instrument;
+
+    let (url, received) = receiver().await;
+    let provider = tracer_provider(&url);
+    // The server handles the request on tasks of rmcp's: the subscriber must be the process's.
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")));
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+
+    let served = Toolkit::builder().register(Multiply).build().unwrap();
+    let app = axum::Router::new().nest_service("/mcp", served.mcp_http_service());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mcp = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let import = McpImport::connect(McpTarget::url(mcp), "remote")
+        .await
+        .unwrap();
+    let toolkit = Toolkit::builder()
+        .group("remote", "the served tools")
+        .dynamic("remote", import.tools())
+        .build()
+        .unwrap();
+    let call = ToolCall::new("c1", "remote__multiply", r#"{"a": 6, "b": 7}"#);
+    let result = toolkit
+        .call(call, &ToolContext::new())
+        .instrument(tracing::info_span!("handle request"))
+        .await;
+    assert_eq!(result.model_text(), "42");
+    tokio::task::spawn_blocking(move || provider.shutdown())
+        .await
+        .unwrap()
+        .unwrap();
+
+    let spans = received.spans.lock().unwrap().clone();
+    let one = |name: &str| -> Value {
+        let found: Vec<&Value> = spans.iter().filter(|s| s["name"] == name).collect();
+        assert_eq!(found.len(), 1, "{name}: {spans:#?}");
+        found[0].clone()
+    };
+    let root = one("handle request");
+    let client = one("execute_tool remote__multiply");
+    let server = one("tools/call multiply");
+    let tool = one("execute_tool multiply");
+    for span in [&client, &server, &tool] {
+        assert_eq!(span["traceId"], root["traceId"], "one trace: {span:#}");
+    }
+    assert_eq!(client["parentSpanId"], root["spanId"]);
+    assert_eq!(
+        server["parentSpanId"], client["spanId"],
+        "the hop: {server:#}"
+    );
+    assert_eq!(server["kind"], json!(2), "a server span: {server:#}");
+    assert_eq!(tool["parentSpanId"], server["spanId"]);
 }

@@ -100,12 +100,13 @@
 //! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
 //! | `tls` | which certificates the HTTP clients trust | — |
+//! | `trace_context` | W3C trace context across hops (feature `otel`) | — |
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
 //! | `model` | [`ChatModel`] and the HTTP providers; a model answering sampling requests | `context`, `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
 //! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
-//! | `mcp` | MCP server and client, tool import, background tools as MCP tasks | `args`, `background`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit` |
+//! | `mcp` | MCP server and client, tool import, background tools as MCP tasks | `args`, `background`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit`, `trace_context` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
 //! <!-- /layers -->
 //!
@@ -133,6 +134,7 @@
 //! | `postgres` | durable background jobs and A2A tasks in Postgres | no |
 //! | `code` | code mode: the model's programs, calling the tools, run in an embedded QuickJS sandbox (`code::CodeMode`, `code::CodeTool`) | no |
 //! | `cli` | the `agent-toolkit` binary (`a2a` + `mcp`) | no |
+//! | `otel` | W3C trace context on MCP requests, adopted by the MCP server: one OpenTelemetry trace across the hop (`tracing-opentelemetry`) | no |
 //!
 //! `sqlite` and `postgres` together set one private `cfg(durable)`: the code names "a durable
 //! store is compiled in" once, not as a list of features. So do `openai`, `anthropic`, `a2a`
@@ -189,6 +191,8 @@ pub mod storage;
 pub mod testing;
 pub mod tool;
 pub mod toolkit;
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+mod trace_context;
 mod util;
 
 /// Turn a function into an agent tool.

@@ -331,6 +331,14 @@ impl McpClient {
         let (peer, generation) = self.peer().await?;
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = arguments;
+        // The caller's trace goes on with the server (SEP-414), when there is one.
+        if let Some(trace) = crate::trace_context::current() {
+            let meta = params.meta.get_or_insert_with(Default::default);
+            meta.set_traceparent(trace.traceparent);
+            if let Some(state) = trace.tracestate {
+                meta.set_tracestate(state);
+            }
+        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())

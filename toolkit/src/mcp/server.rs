@@ -426,7 +426,20 @@ impl ServerHandler for McpServer {
             last: None,
             log_level: *lock(&self.log_level),
         };
-        let mut result = reporter.run(self.toolkit.call(call, &ctx), progress).await;
+        // The call's spans go on with the client's trace when the request carries one.
+        let span = tracing::info_span!(
+            "tools/call",
+            otel.name = format!("tools/call {}", call.name),
+            otel.kind = "server",
+            rpc.system = "mcp",
+        );
+        crate::trace_context::adopt(
+            &span,
+            context.meta.get_traceparent(),
+            context.meta.get_tracestate(),
+        );
+        let call_future = tracing::Instrument::instrument(self.toolkit.call(call, &ctx), span);
+        let mut result = reporter.run(call_future, progress).await;
         if let Some(job) = result.job_id() {
             // A background tool called without `task`: the client waits for the result.
             result = self.wait_for(job, result, &context.ct).await;

@@ -1,0 +1,64 @@
+//! W3C trace context across hops: the current span's OpenTelemetry context as `traceparent`
+//! and `tracestate` for a request leaving the process, and a request's context adopted as the
+//! parent of the span that serves it — so client, server and tool share one trace. Only with
+//! the `otel` feature and `tracing-opentelemetry` installed; otherwise nothing is sent and a
+//! received context is ignored.
+
+/// A trace context as it crosses the wire.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TraceContext {
+    /// `00-<trace id>-<parent span id>-<flags>`.
+    pub(crate) traceparent: String,
+    /// Vendor state, when there is any.
+    pub(crate) tracestate: Option<String>,
+}
+
+/// The current span's context, if it is part of an OpenTelemetry trace.
+#[cfg(feature = "otel")]
+pub(crate) fn current() -> Option<TraceContext> {
+    use opentelemetry::propagation::TextMapPropagator;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    let context = tracing::Span::current().context();
+    let mut carrier = std::collections::HashMap::new();
+    opentelemetry_sdk::propagation::TraceContextPropagator::new()
+        .inject_context(&context, &mut carrier);
+    let traceparent = carrier.remove("traceparent")?;
+    let tracestate = carrier.remove("tracestate").filter(|s| !s.is_empty());
+    Some(TraceContext {
+        traceparent,
+        tracestate,
+    })
+}
+
+/// Without the `otel` feature, no context is sent.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn current() -> Option<TraceContext> {
+    None
+}
+
+/// Make the received context (`traceparent`, `tracestate`) the parent of `span`; a missing or
+/// malformed one leaves `span` where it is.
+#[cfg(feature = "otel")]
+pub(crate) fn adopt(span: &tracing::Span, traceparent: Option<&str>, tracestate: Option<&str>) {
+    use opentelemetry::propagation::TextMapPropagator;
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    let Some(traceparent) = traceparent else {
+        return;
+    };
+    let mut carrier = std::collections::HashMap::new();
+    carrier.insert("traceparent".to_string(), traceparent.to_string());
+    if let Some(state) = tracestate {
+        carrier.insert("tracestate".to_string(), state.to_string());
+    }
+    let context = opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&carrier);
+    if context.span().span_context().is_valid() {
+        let _ = span.set_parent(context);
+    }
+}
+
+/// Without the `otel` feature, a received context is ignored.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn adopt(_span: &tracing::Span, _traceparent: Option<&str>, _tracestate: Option<&str>) {}
