@@ -476,36 +476,50 @@ impl ServerHandler for McpServer {
 
 impl McpServer {
     /// The result of background job `job` once it ends (a plain `tools/call` of a background
-    /// tool answers with it, as MCP's `taskSupport: "optional"` asks); `pending` if the job
-    /// cannot be followed, the cancelled result when the request is cancelled first.
+    /// tool answers with it, as MCP's `taskSupport: "optional"` asks). Never the pending note,
+    /// which an MCP client would read as the result: a job that cannot be followed (its record
+    /// gone, its database down) is an error saying so, and a request cancelled first cancels
+    /// the job.
     async fn wait_for(
         &self,
         job: crate::background::JobId,
-        pending: crate::tool::ToolResult,
+        mut pending: crate::tool::ToolResult,
         cancelled: &CancellationToken,
     ) -> crate::tool::ToolResult {
         let jobs = self.toolkit.background();
+        let tool = pending.name.clone();
         let mut wait = std::time::Duration::from_millis(5);
         loop {
-            match jobs.get(job).await {
-                Ok(Some(record)) if record.result.is_some() => {
-                    return record.result.unwrap_or(pending);
-                }
-                Ok(Some(_)) => {}
-                Ok(None) => return pending,
-                Err(e) => {
-                    tracing::warn!(job = %job, error = %e, "a background call's job could not be read; answering with its pending note");
-                    return pending;
-                }
+            let failure = match jobs.get(job).await {
+                Ok(Some(record)) => match record.result {
+                    Some(result) => return result,
+                    None => None,
+                },
+                Ok(None) => Some(crate::ToolError::execution(format!(
+                    "tool `{tool}` ran as background job {job}, whose record is gone"
+                ))),
+                Err(e) => Some(
+                    crate::ToolError::execution(format!(
+                        "tool `{tool}` runs as background job {job}, whose result cannot be read now"
+                    ))
+                    .with_detail(e.to_string())
+                    .with_retryable(true),
+                ),
+            };
+            if let Some(error) = failure {
+                pending.outcome = Err(error);
+                return pending;
             }
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 () = cancelled.cancelled() => {
                     // The client gave up: so does the job.
                     let _ = jobs.cancel(job).await;
-                    let mut result = pending;
-                    result.outcome = Err(crate::ToolError::new(ToolErrorKind::Cancelled, "the call was cancelled"));
-                    return result;
+                    pending.outcome = Err(crate::ToolError::new(
+                        ToolErrorKind::Cancelled,
+                        "the call was cancelled",
+                    ));
+                    return pending;
                 }
             }
             wait = (wait * 2).min(std::time::Duration::from_millis(500));

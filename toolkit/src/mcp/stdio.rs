@@ -119,6 +119,13 @@ where
         &mut self,
         mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ServerJsonRpcMessage::Error(error) = &item
+            && let Some(id) = &error.id
+            && let Ok(id) = serde_json::to_value(id)
+        {
+            // Refused: no answer to decorate.
+            crate::util::lock(&self.decorations).remove(&id);
+        }
         if let ServerJsonRpcMessage::Response(response) = &mut item {
             if !matches!(response.result, ServerResult::EmptyResult(_)) {
                 self.started.store(true, Ordering::Release);
