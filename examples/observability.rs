@@ -14,13 +14,18 @@
 //! ```
 //!
 //! With nothing listening the run still completes; the exporter reports that it could not
-//! send. `tests/otel` checks the exported tree against a receiver of its own.
+//! send. The exporter's HTTP client here is reqwest's blocking one (`tests/support/otlp_http.rs`,
+//! the workspace's reqwest); your application can enable `opentelemetry-otlp`'s
+//! `reqwest-blocking-client` feature instead and drop the `with_http_client` line. `tests/otel` checks the exported tree against a receiver of its own.
+
+#[path = "../tests/support/otlp_http.rs"]
+mod otlp_http;
 
 use agent_toolkit::ReActAgent;
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -38,6 +43,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpJson)
+        .with_http_client(otlp_http::BlockingReqwest::default())
         .with_endpoint(format!("{}/v1/traces", endpoint.trim_end_matches('/')))
         .build()?;
     let resource = opentelemetry_sdk::Resource::builder()

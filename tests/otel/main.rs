@@ -6,13 +6,16 @@
 //! crosses an MCP hop (our client, our server, on loopback) is one trace: the client's
 //! `execute_tool`, the server's `tools/call`, the server's `execute_tool`.
 
+#[path = "../support/otlp_http.rs"]
+mod otlp_http;
+
 use std::sync::{Arc, Mutex};
 
 use agent_toolkit::ReActAgent;
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
@@ -113,6 +116,7 @@ async fn an_agent_run_is_exported_as_one_genai_trace_with_its_metrics() {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpJson)
+        .with_http_client(otlp_http::BlockingReqwest::default())
         .with_endpoint(format!("{url}/v1/traces"))
         .build()
         .unwrap();
@@ -122,6 +126,7 @@ async fn an_agent_run_is_exported_as_one_genai_trace_with_its_metrics() {
     let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpJson)
+        .with_http_client(otlp_http::BlockingReqwest::default())
         .with_endpoint(format!("{url}/v1/metrics"))
         .build()
         .unwrap();
@@ -249,6 +254,7 @@ fn tracer_provider(url: &str) -> opentelemetry_sdk::trace::SdkTracerProvider {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpJson)
+        .with_http_client(otlp_http::BlockingReqwest::default())
         .with_endpoint(format!("{url}/v1/traces"))
         .build()
         .unwrap();
