@@ -217,3 +217,60 @@ async fn jobs_fetched_by_a_fetch_whose_reply_is_lost_still_run() {
     worker.await.unwrap().unwrap();
     let _ = std::fs::remove_file(log);
 }
+
+/// A turn's background calls are stored in one transaction whose `COMMIT` runs but whose reply
+/// is lost. The calls are stored and will run: each must be answered *pending* with its job
+/// (the submitter asks the database once it answers again), never "could not be queued" — a
+/// call answered with that error whose job then ran would get two results.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submission_whose_commit_reply_is_lost_is_pending_and_runs_once() {
+    let Some((_pg, proxy, queue)) = setup("lost_submit").await else {
+        return;
+    };
+    let kit = fixture::submitter()
+        .job_queue(queue.clone())
+        .build()
+        .unwrap();
+    proxy.cut_reply_after("INSERT INTO agent_toolkit_jobs", "COMMIT");
+    let ctx = ToolContext::new();
+    let calls: Vec<_> = (0..3u32)
+        .map(|i| call(&format!("c{i}"), "transfer", i, 5))
+        .collect();
+    let results = kit.call_all(calls, &ctx).await;
+    assert_eq!(proxy.cuts(), 1, "the commit's reply was cut");
+    let mut jobs = Vec::new();
+    for result in &results {
+        assert!(result.is_pending(), "stored, so pending: {result}");
+        jobs.push(result.job_id().expect("a job"));
+    }
+    let log = temp_log("lost-submit");
+    let worker_kit = fixture::worker_toolkit(log.clone());
+    let (stop, signal) = stop_signal();
+    let worker = tokio::spawn(Worker::new(&worker_kit, &queue).run_until(signal));
+    tokio::time::timeout(Duration::from_secs(60), kit.background().drain())
+        .await
+        .expect("the jobs finish")
+        .unwrap();
+    let mut taken: Vec<_> = kit
+        .background()
+        .take_finished()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.job_id().expect("a job"))
+        .collect();
+    taken.sort();
+    jobs.sort();
+    assert_eq!(taken, jobs, "each accepted job's result, once");
+    let runs = fixture::runs(&log);
+    for i in 0..3 {
+        assert_eq!(
+            runs.get(&("transfer".into(), i)).map(Vec::len),
+            Some(1),
+            "{runs:?}"
+        );
+    }
+    stop.send(()).unwrap();
+    worker.await.unwrap().unwrap();
+    let _ = std::fs::remove_file(log);
+}

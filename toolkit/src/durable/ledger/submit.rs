@@ -73,7 +73,7 @@ pub(crate) struct Durable {
     queue: JobQueue,
     notifier: Arc<Notifier>,
     /// Calls being stored: those submitted together go in one transaction.
-    stores: Arc<Gather<ToolCall, u64>>,
+    stores: Arc<Gather<ToolCall, Stored>>,
     /// This process's name in the ledger's claims (`taker`, `notifier`).
     me_in_ledger: String,
     /// One take at a time: two takes of one process must not hand a result out twice.
@@ -153,15 +153,32 @@ impl Durable {
         }
         self.watch();
         let stored = self.stores.run(call.clone(), true).await;
-        stored.map(JobId).map_err(JobError::Database).map_err(|e| {
-            tracing::error!(call_id = %call.id, tool = %call.name, error = %e, "a background call could not be queued");
-            ToolError::execution(format!(
-                "tool `{}` could not be queued: its job database is unavailable; try again later",
-                call.name
-            ))
-            .with_detail(e.to_string())
-            .with_retryable(true)
-        })
+        match stored {
+            Ok(Stored::Job(job)) => Ok(JobId(job)),
+            Ok(Stored::InDoubt(job, e)) => {
+                tracing::error!(call_id = %call.id, tool = %call.name, job, error = %e, "whether a background call was queued is not known");
+                Err(ToolError::execution(format!(
+                    "tool `{}` may or may not have been queued as job {job}: the job database \
+                     went away while storing it and did not come back within {}s; look job \
+                     {job} up before calling again (if it is stored, it runs and its result \
+                     comes like any job's)",
+                    call.name,
+                    IN_DOUBT_FOR.as_secs()
+                ))
+                .with_detail(e.to_string())
+                .with_retryable(false))
+            }
+            Err(e) => {
+                let e = JobError::Database(e);
+                tracing::error!(call_id = %call.id, tool = %call.name, error = %e, "a background call could not be queued");
+                Err(ToolError::execution(format!(
+                    "tool `{}` could not be queued: its job database is unavailable; try again later",
+                    call.name
+                ))
+                .with_detail(e.to_string())
+                .with_retryable(true))
+            }
+        }
     }
 
     async fn rows(&self, filter: &str, bind: Option<&str>) -> Result<Vec<JobRecord>, JobError> {
@@ -447,23 +464,129 @@ impl Durable {
 /// known to be down. When the database refuses the batch (a statement it refuses because of one
 /// call: a NUL in a call id, say), each call is stored in a transaction of its own, so that one
 /// call's fault is not the others'.
-async fn store_all(queue: JobQueue, calls: Vec<ToolCall>) -> Vec<Result<u64, DatabaseError>> {
-    fn itself(error: &DatabaseError) -> Option<&DatabaseError> {
-        Some(error)
+/// What storing a call came to, when the database answered.
+enum Stored {
+    /// Stored as this job.
+    Job(u64),
+    /// The commit's answer was lost and the database did not come back within
+    /// [`IN_DOUBT_FOR`] to tell whether it was stored as this job.
+    InDoubt(u64, DatabaseError),
+}
+
+/// How long a submission whose commit went unanswered waits for the database to tell whether
+/// it was stored.
+const IN_DOUBT_FOR: Duration = Duration::from_secs(30);
+
+async fn store_all(queue: JobQueue, calls: Vec<ToolCall>) -> Vec<Result<Stored, DatabaseError>> {
+    fn itself(error: &Failed) -> Option<&DatabaseError> {
+        match error {
+            Failed::Before(e) | Failed::Commit(_, e) => Some(e),
+        }
     }
     match queue.db.guard(insert(&queue, &calls), itself).await {
-        Ok(ids) => ids.into_iter().map(Ok).collect(),
-        Err(e) if calls.len() > 1 && refused(&e) => {
+        Ok(ids) => ids.into_iter().map(|id| Ok(Stored::Job(id))).collect(),
+        Err(Failed::Commit(ids, e)) => settle(&queue, ids, e).await,
+        Err(Failed::Before(e)) if calls.len() > 1 && refused(&e) => {
             let mut stored = Vec::with_capacity(calls.len());
             for call in &calls {
                 let one = queue
                     .db
                     .guard(insert(&queue, std::slice::from_ref(call)), itself);
-                stored.push(one.await.map(|ids| ids[0]));
+                stored.push(match one.await {
+                    Ok(ids) => Ok(Stored::Job(ids[0])),
+                    Err(Failed::Before(e)) => Err(e),
+                    Err(Failed::Commit(ids, e)) => settle(&queue, ids, e).await.remove(0),
+                });
             }
             stored
         }
-        Err(e) => calls.iter().map(|_| Err(e.clone())).collect(),
+        Err(Failed::Before(e)) => calls.iter().map(|_| Err(e.clone())).collect(),
+    }
+}
+
+/// Why a batch was not stored, or may not have been.
+enum Failed {
+    /// Before the commit was sent: nothing is stored.
+    Before(DatabaseError),
+    /// The commit was sent and failed: unless the database refused it, its answer may be what
+    /// was lost, and the rows (these ids) stored.
+    Commit(Vec<u64>, DatabaseError),
+}
+
+impl From<DatabaseError> for Failed {
+    fn from(error: DatabaseError) -> Failed {
+        Failed::Before(error)
+    }
+}
+
+/// Find out whether the batch of rows `ids`, whose commit failed with `error`, is stored: ask
+/// the database until it answers (or [`IN_DOUBT_FOR`] passes). One transaction: all of them
+/// are stored, or none.
+async fn settle(
+    queue: &JobQueue,
+    ids: Vec<u64>,
+    error: DatabaseError,
+) -> Vec<Result<Stored, DatabaseError>> {
+    if !error.is_retryable() {
+        // The database refused the commit: it rolled the transaction back.
+        return ids.iter().map(|_| Err(error.clone())).collect();
+    }
+    let deadline = tokio::time::Instant::now() + IN_DOUBT_FOR;
+    let mut pause = Duration::from_millis(100);
+    fn itself(error: &DatabaseError) -> Option<&DatabaseError> {
+        Some(error)
+    }
+    loop {
+        // Guarded: the failed commit marked the database down; the answer marks it up again.
+        match queue.db.guard(count_stored(queue, &ids), itself).await {
+            Ok(0) => return ids.iter().map(|_| Err(error.clone())).collect(),
+            Ok(_) => {
+                tracing::warn!(jobs = ?ids, error = %error, "the answer to storing background calls was lost; they are stored");
+                return ids.into_iter().map(|id| Ok(Stored::Job(id))).collect();
+            }
+            Err(_) if tokio::time::Instant::now() + pause < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+            Err(_) => {
+                return ids
+                    .into_iter()
+                    .map(|id| Ok(Stored::InDoubt(id, error.clone())))
+                    .collect();
+            }
+        }
+    }
+}
+
+/// How many of the rows `ids` are stored.
+async fn count_stored(queue: &JobQueue, ids: &[u64]) -> Result<i64, DatabaseError> {
+    let name = &queue.settings.name;
+    let fail = |e: sqlx::Error| queue.db.error(e);
+    match &queue.db.pool {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => {
+            let text = format!(
+                "SELECT COUNT(*) FROM agent_toolkit_jobs WHERE queue = $1 AND id IN ({})",
+                id_list(ids)
+            );
+            sqlx::query_scalar(crate::storage::sqlite_sql(&text))
+                .bind(name)
+                .fetch_one(pool)
+                .await
+                .map_err(fail)
+        }
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            let ids: Vec<i64> = ids.iter().map(|&id| id as i64).collect();
+            sqlx::query_scalar(
+                "SELECT COUNT(*) FROM agent_toolkit_jobs WHERE queue = $1 AND id = ANY($2)",
+            )
+            .bind(name)
+            .bind(&ids)
+            .fetch_one(pool)
+            .await
+            .map_err(fail)
+        }
     }
 }
 
@@ -475,13 +598,15 @@ fn refused(error: &DatabaseError) -> bool {
 }
 
 /// The ledger rows of `calls` and their apalis jobs, in one transaction; their job ids, in
-/// order. On Postgres, one statement for the rows and one for the jobs, however many calls.
-async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, DatabaseError> {
+/// order. On Postgres, one statement draws the ids, one stores the rows and one the jobs,
+/// however many calls. The ids are known before the commit, so a commit whose answer is lost
+/// can be looked up ([`settle`]).
+async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed> {
     let name = &queue.settings.name;
     let fail = |e: sqlx::Error| queue.db.error(e);
     let payload = |id: i64| stored::encode(&Payload { job: id as u64 }).into_bytes();
     let now = now_ms();
-    let ids: Vec<i64> = match &queue.db.pool {
+    let (ids, committed): (Vec<i64>, Result<(), sqlx::Error>) = match &queue.db.pool {
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
             const INSERT: &str = concat!(
@@ -512,38 +637,43 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Databa
             apalis_sqlite::queries::push_tasks(&mut *tx, name, &tasks)
                 .await
                 .map_err(|e| queue.db.error(e))?;
-            tx.commit().await.map_err(fail)?;
-            ids
+            (ids, tx.commit().await)
         }
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
-            // Ids are drawn first and paired with the calls by position: the order of an
-            // INSERT's RETURNING rows is not promised.
+            const DRAW: &str = "SELECT nextval(pg_get_serial_sequence('agent_toolkit_jobs', 'id')) \
+                FROM generate_series(1, $1)";
             const INSERT: &str = concat!(
-                "WITH calls AS (SELECT * FROM \
-                  UNNEST($2::text[], $3::text[], $4::text[]) WITH ORDINALITY \
-                  AS c(call_id, tool, arguments, n)), \
-                ids AS MATERIALIZED (SELECT n, \
-                  nextval(pg_get_serial_sequence('agent_toolkit_jobs', 'id')) AS id FROM calls), \
-                stored AS (INSERT INTO agent_toolkit_jobs \
+                "INSERT INTO agent_toolkit_jobs \
                   (id, queue, call_id, tool, arguments, state, submitted_ms) \
-                  SELECT ids.id, $1, calls.call_id, calls.tool, calls.arguments, '",
+                SELECT c.id, $1, c.call_id, c.tool, c.arguments, '",
                 state!(pending),
-                "', $5 \
-                  FROM calls JOIN ids USING (n)) \
-                SELECT id FROM ids ORDER BY n"
+                "', $6 FROM UNNEST($2::bigint[], $3::text[], $4::text[], $5::text[]) \
+                  AS c(id, call_id, tool, arguments)"
             );
             let call_ids: Vec<&str> = calls.iter().map(|c| &*c.id).collect();
             let tools: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
             let arguments: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();
             let mut tx = pool.begin().await.map_err(fail)?;
-            let ids: Vec<i64> = sqlx::query_scalar(INSERT)
+            let ids: Vec<i64> = sqlx::query_scalar(DRAW)
+                .bind(calls.len() as i64)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(fail)?;
+            if ids.len() != calls.len() {
+                return Err(Failed::Before(DatabaseError::message(
+                    queue.db.label(),
+                    format!("{} ids drawn for {} calls", ids.len(), calls.len()),
+                )));
+            }
+            sqlx::query(INSERT)
                 .bind(name)
+                .bind(&ids)
                 .bind(&call_ids)
                 .bind(&tools)
                 .bind(&arguments)
                 .bind(now)
-                .fetch_all(&mut *tx)
+                .execute(&mut *tx)
                 .await
                 .map_err(fail)?;
             let tasks = ids
@@ -553,17 +683,14 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Databa
             apalis_postgres::queries::push_tasks(&mut *tx, name, tasks)
                 .await
                 .map_err(|e| queue.db.error(e))?;
-            tx.commit().await.map_err(fail)?;
-            ids
+            (ids, tx.commit().await)
         }
     };
-    if ids.len() != calls.len() {
-        return Err(DatabaseError::message(
-            queue.db.label(),
-            format!("{} calls stored, {} ids returned", calls.len(), ids.len()),
-        ));
+    let ids: Vec<u64> = ids.into_iter().map(|id| id as u64).collect();
+    match committed {
+        Ok(()) => Ok(ids),
+        Err(e) => Err(Failed::Commit(ids, fail(e))),
     }
-    Ok(ids.into_iter().map(|id| id as u64).collect())
 }
 
 impl MakeJobBackend for JobQueue {
