@@ -4,7 +4,8 @@
 //! names and GenAI attributes, and that no content (the prompt, arguments, a hidden preset)
 //! is recorded — and the conventions' client metrics through `MetricsLayer`. A call that
 //! crosses an MCP hop (our client, our server, on loopback) is one trace: the client's
-//! `execute_tool`, the server's `tools/call`, the server's `execute_tool`.
+//! `execute_tool`, the server's `tools/call`, the server's `execute_tool`; so is a call across
+//! an A2A hop (a remote tool of our A2A tool server), on both wires (1.0 and 0.3).
 
 #[path = "../support/otlp_http.rs"]
 mod otlp_http;
@@ -263,54 +264,20 @@ fn tracer_provider(url: &str) -> opentelemetry_sdk::trace::SdkTracerProvider {
         .build()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_across_an_mcp_hop_is_one_trace() {
-    use agent_toolkit::mcp::{McpImport, McpTarget};
-    use tracing::Instrument;
+/// The spans of one trace: the one named `name`, exactly once.
+fn one(spans: &[Value], trace: &Value, name: &str) -> Value {
+    let found: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == name && (trace.is_null() || &s["traceId"] == trace))
+        .collect();
+    assert_eq!(found.len(), 1, "{name} in trace {trace}: {spans:#?}");
+    found[0].clone()
+}
 
-    let (url, received) = receiver().await;
-    let provider = tracer_provider(&url);
-    // The server handles the request on tasks of rmcp's: the subscriber must be the process's.
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")));
-    tracing::subscriber::set_global_default(subscriber).unwrap();
-
-    let served = Toolkit::builder().register(Multiply).build().unwrap();
-    let app = axum::Router::new().nest_service("/mcp", served.mcp_http_service());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let mcp = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-
-    let import = McpImport::connect(McpTarget::url(mcp), "remote")
-        .await
-        .unwrap();
-    let toolkit = Toolkit::builder()
-        .group("remote", "the served tools")
-        .dynamic("remote", import.tools())
-        .build()
-        .unwrap();
-    let call = ToolCall::new("c1", "remote__multiply", r#"{"a": 6, "b": 7}"#);
-    let result = toolkit
-        .call(call, &ToolContext::new())
-        .instrument(tracing::info_span!("handle request"))
-        .await;
-    assert_eq!(result.model_text(), "42");
-    tokio::task::spawn_blocking(move || provider.shutdown())
-        .await
-        .unwrap()
-        .unwrap();
-
-    let spans = received.spans.lock().unwrap().clone();
-    let one = |name: &str| -> Value {
-        let found: Vec<&Value> = spans.iter().filter(|s| s["name"] == name).collect();
-        assert_eq!(found.len(), 1, "{name}: {spans:#?}");
-        found[0].clone()
-    };
-    let root = one("handle request");
-    let client = one("execute_tool remote__multiply");
-    let server = one("tools/call multiply");
-    let tool = one("execute_tool multiply");
-    for span in [&client, &server, &tool] {
+/// `client` (a tool calling over a hop), `server` (the span serving it) and `tool` (the
+/// served tool's `execute_tool`) hang from `root` in one trace, the server span a server's.
+fn one_trace_across(root: &Value, client: &Value, server: &Value, tool: &Value) {
+    for span in [client, server, tool] {
         assert_eq!(span["traceId"], root["traceId"], "one trace: {span:#}");
     }
     assert_eq!(client["parentSpanId"], root["spanId"]);
@@ -320,4 +287,79 @@ async fn a_call_across_an_mcp_hop_is_one_trace() {
     );
     assert_eq!(server["kind"], json!(2), "a server span: {server:#}");
     assert_eq!(tool["parentSpanId"], server["spanId"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_across_mcp_and_a2a_hops_are_one_trace_each() {
+    use agent_toolkit::a2a::client::{AgentConfig, RemoteToolRegistry, WireVersion};
+    use agent_toolkit::a2a::server::A2aToolServer;
+    use agent_toolkit::mcp::{McpImport, McpTarget};
+    use tracing::Instrument;
+
+    let (url, received) = receiver().await;
+    let provider = tracer_provider(&url);
+    // The servers handle requests on tasks of their own: the subscriber must be the process's.
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")));
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+
+    let served = Toolkit::builder().register(Multiply).build().unwrap();
+    let app = axum::Router::new().nest_service("/mcp", served.mcp_http_service());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mcp = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let a2a = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(A2aToolServer::new(&served).serve(listener));
+
+    let import = McpImport::connect(McpTarget::url(mcp), "remote")
+        .await
+        .unwrap();
+    let registry = RemoteToolRegistry::new();
+    for (name, version) in [("v1", WireVersion::V1), ("v03", WireVersion::V03)] {
+        let config = AgentConfig::new(&a2a).prefer_version(version);
+        registry.add_agent(name, config).await.unwrap();
+    }
+    let toolkit = Toolkit::builder()
+        .group("remote", "the served tools")
+        .dynamic("remote", import.tools())
+        .register(registry.tools())
+        .build()
+        .unwrap();
+    let hops = ["remote__multiply", "v1_multiply", "v03_multiply"];
+    for (n, tool) in hops.iter().enumerate() {
+        let call = ToolCall::new(format!("c{n}"), *tool, r#"{"a": 6, "b": 7}"#);
+        let result = toolkit
+            .call(call, &ToolContext::new())
+            .instrument(tracing::info_span!("handle request", hop = *tool))
+            .await;
+        assert_eq!(result.model_text(), "42", "{tool}");
+    }
+    tokio::task::spawn_blocking(move || provider.shutdown())
+        .await
+        .unwrap()
+        .unwrap();
+
+    let spans = received.spans.lock().unwrap().clone();
+    let roots: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == "handle request")
+        .collect();
+    assert_eq!(roots.len(), hops.len(), "{spans:#?}");
+    let traces: std::collections::HashSet<String> =
+        roots.iter().map(|r| r["traceId"].to_string()).collect();
+    assert_eq!(traces.len(), hops.len(), "a trace per request");
+    for root in roots {
+        let trace = &root["traceId"];
+        let hop = attribute(root, "hop").and_then(|v| v["stringValue"].as_str());
+        let (tool, server) = match hop {
+            Some("remote__multiply") => ("remote__multiply", "tools/call multiply"),
+            Some(name) => (name, "a2a tool call"),
+            None => panic!("a root without its hop: {root:#}"),
+        };
+        let client = one(&spans, trace, &format!("execute_tool {tool}"));
+        let server = one(&spans, trace, server);
+        let served = one(&spans, trace, "execute_tool multiply");
+        one_trace_across(root, &client, &server, &served);
+    }
 }

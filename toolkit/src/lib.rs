@@ -107,7 +107,7 @@
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
 //! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
 //! | `mcp` | MCP server and client, tool import, background tools as MCP tasks | `args`, `background`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit`, `trace_context` |
-//! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit` |
+//! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit`, `trace_context` |
 //! <!-- /layers -->
 //!
 //! A module adds no inherent methods to another module's type, except in the impls listed

@@ -59,6 +59,30 @@ pub(crate) fn adopt(span: &tracing::Span, traceparent: Option<&str>, tracestate:
     }
 }
 
+/// The span serving an A2A request (`execute` of an agent executor): its parent is the
+/// caller's trace when the request's headers (`service_params`) carry one.
+#[cfg(feature = "a2a")]
+pub(crate) fn a2a_server_span(
+    ctx: &a2a_server::ExecutorContext,
+    operation: &'static str,
+) -> tracing::Span {
+    let header = |name: &str| {
+        ctx.service_params
+            .get(name)
+            .and_then(|values| values.first())
+            .map(String::as_str)
+    };
+    let span = tracing::info_span!(
+        "a2a",
+        otel.name = operation,
+        otel.kind = "server",
+        rpc.system = "a2a",
+        a2a.task_id = %ctx.task_id,
+    );
+    adopt(&span, header("traceparent"), header("tracestate"));
+    span
+}
+
 /// Without the `otel` feature, a received context is ignored.
 #[cfg(not(feature = "otel"))]
 pub(crate) fn adopt(_span: &tracing::Span, _traceparent: Option<&str>, _tracestate: Option<&str>) {}

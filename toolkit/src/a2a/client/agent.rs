@@ -19,6 +19,28 @@ use super::error::A2aClientError;
 use super::v03::V03Client;
 use super::wire::{EventStream, WireVersion};
 
+/// Sends the current span's W3C trace context (`traceparent`, `tracestate` headers) with
+/// every request, so that the agent serving it goes on with the caller's trace (with the
+/// `otel` feature; otherwise nothing is added).
+struct SendTrace;
+
+#[async_trait::async_trait]
+impl CallInterceptor for SendTrace {
+    async fn before(
+        &self,
+        _method: &str,
+        params: &mut a2a_client::transport::ServiceParams,
+    ) -> Result<(), a2a::A2AError> {
+        if let Some(trace) = crate::trace_context::current() {
+            params.insert("traceparent".into(), vec![trace.traceparent]);
+            if let Some(state) = trace.tracestate {
+                params.insert("tracestate".into(), vec![state]);
+            }
+        }
+        Ok(())
+    }
+}
+
 enum Wire {
     V1(A2AClient<Box<dyn Transport>>),
     V03(V03Client),
@@ -113,7 +135,7 @@ impl RemoteAgent {
             WireVersion::V1 => {
                 let transport: Box<dyn Transport> =
                     Box::new(JsonRpcTransport::new(http, interface.url.clone()));
-                let mut interceptors: Vec<Arc<dyn CallInterceptor>> = Vec::new();
+                let mut interceptors: Vec<Arc<dyn CallInterceptor>> = vec![Arc::new(SendTrace)];
                 if let Some(token) = config.endpoint.token() {
                     interceptors.push(Arc::new(AuthInterceptor::bearer(token.to_owned())));
                 }

@@ -142,6 +142,13 @@ impl V03Client {
         if let Some(token) = &self.bearer {
             request = request.bearer_auth(token);
         }
+        // The caller's trace goes on on the other side (with the `otel` feature).
+        if let Some(trace) = crate::trace_context::current() {
+            request = request.header("traceparent", trace.traceparent);
+            if let Some(state) = trace.tracestate {
+                request = request.header("tracestate", state);
+            }
+        }
         request
     }
 

@@ -8,6 +8,7 @@ use a2a::{Part, StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
 use a2a_server::{AgentExecutor, ExecutorContext};
 use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::super::emit::{self, EventStream};
 use super::conversations::Shared;
@@ -28,53 +29,57 @@ impl AgentExecutor for ChatExecutor {
             .running
             .insert(ctx.task_id.clone(), token.clone());
         let shared = self.shared.clone();
-        tokio::spawn(async move {
-            let restored = match &session {
-                Ok(session) => {
-                    let mut guard = tokio::select! {
-                        guard = session.lock() => guard,
-                        _ = token.cancelled() => {
-                            lock(&shared.state).running.remove(&events.task_id);
-                            return;
+        let span = crate::trace_context::a2a_server_span(&ctx, "a2a agent turn");
+        tokio::spawn(
+            async move {
+                let restored = match &session {
+                    Ok(session) => {
+                        let mut guard = tokio::select! {
+                            guard = session.lock() => guard,
+                            _ = token.cancelled() => {
+                                lock(&shared.state).running.remove(&events.task_id);
+                                return;
+                            }
+                        };
+                        shared.restore(&ctx.context_id, &mut guard).await
+                    }
+                    Err(text) => Err(text.clone()),
+                };
+                match (session, restored) {
+                    (Ok(session), Ok(())) => {
+                        let run = std::panic::AssertUnwindSafe(turn::turn(
+                            &shared,
+                            session.clone(),
+                            ctx,
+                            &events,
+                            token,
+                        ));
+                        if run.catch_unwind().await.is_err() {
+                            tracing::error!(task_id = %events.task_id, "the agent panicked");
+                            let text = "the agent failed with an internal error";
+                            let message = events.agent_message(vec![Part::text(text)]);
+                            events.status(TaskState::Failed, Some(message)).await;
                         }
-                    };
-                    shared.restore(&ctx.context_id, &mut guard).await
-                }
-                Err(text) => Err(text.clone()),
-            };
-            match (session, restored) {
-                (Ok(session), Ok(())) => {
-                    let run = std::panic::AssertUnwindSafe(turn::turn(
-                        &shared,
-                        session.clone(),
-                        ctx,
-                        &events,
-                        token,
-                    ));
-                    if run.catch_unwind().await.is_err() {
-                        tracing::error!(task_id = %events.task_id, "the agent panicked");
-                        let text = "the agent failed with an internal error";
+                        shared
+                            .save(&events.context_id, &*session.lock().await)
+                            .await;
+                    }
+                    (_, Err(text)) | (Err(text), _) => {
                         let message = events.agent_message(vec![Part::text(text)]);
-                        events.status(TaskState::Failed, Some(message)).await;
-                    }
-                    shared
-                        .save(&events.context_id, &*session.lock().await)
-                        .await;
-                }
-                (_, Err(text)) | (Err(text), _) => {
-                    let message = events.agent_message(vec![Part::text(text)]);
-                    let task = events.new_task(
-                        TaskState::Submitted,
-                        ctx.message.into_iter().collect(),
-                        None,
-                    );
-                    if events.task(task).await {
-                        events.status(TaskState::Failed, Some(message)).await;
+                        let task = events.new_task(
+                            TaskState::Submitted,
+                            ctx.message.into_iter().collect(),
+                            None,
+                        );
+                        if events.task(task).await {
+                            events.status(TaskState::Failed, Some(message)).await;
+                        }
                     }
                 }
+                lock(&shared.state).running.remove(&events.task_id);
             }
-            lock(&shared.state).running.remove(&events.task_id);
-        });
+            .instrument(span),
+        );
         stream
     }
 

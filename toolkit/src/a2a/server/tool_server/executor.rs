@@ -13,6 +13,7 @@ use a2a::{
 use a2a_server::{AgentExecutor, ExecutorContext};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::super::emit::{self, EventStream, Events};
 use super::super::validate::ANSWER_ONCE;
@@ -123,10 +124,14 @@ impl AgentExecutor for ToolExecutor {
         let toolkit = self.toolkit.clone();
         let running = self.running.clone();
         let slots = self.slots.clone();
-        tokio::spawn(async move {
-            run_call(&toolkit, slots, ctx, &events, token).await;
-            lock(&running).remove(&events.task_id);
-        });
+        let span = crate::trace_context::a2a_server_span(&ctx, "a2a tool call");
+        tokio::spawn(
+            async move {
+                run_call(&toolkit, slots, ctx, &events, token).await;
+                lock(&running).remove(&events.task_id);
+            }
+            .instrument(span),
+        );
         stream
     }
 
