@@ -13,6 +13,9 @@
 //! # then open http://localhost:16686 and pick the service `observability-example`
 //! ```
 //!
+//! Run it with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` to record the
+//! messages, arguments and results on the spans too.
+//!
 //! With nothing listening the run still completes; the exporter reports that it could not
 //! send. The exporter's HTTP client here is reqwest's blocking one (`tests/support/otlp_http.rs`,
 //! the workspace's reqwest); your application can enable `opentelemetry-otlp`'s
@@ -56,6 +59,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit"));
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(otel))?;
 
+    // Content (the prompt, the answers, the calls' arguments and results) is off by default;
+    // `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the environment, or
+    // `.trace_content(true)` here, turns it on. Hidden parameters are never recorded.
     let toolkit = Toolkit::builder().register(GetWeather).build()?;
     let model = ScriptedModel::new([
         ScriptedTurn::calls([

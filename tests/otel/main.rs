@@ -5,10 +5,14 @@
 //! is recorded — and the conventions' client metrics through `MetricsLayer`. A call that
 //! crosses an MCP hop (our client, our server, on loopback) is one trace: the client's
 //! `execute_tool`, the server's `tools/call`, the server's `execute_tool`; so is a call across
-//! an A2A hop (a remote tool of our A2A tool server), on both wires (1.0 and 0.3).
+//! an A2A hop (a remote tool of our A2A tool server), on both wires (1.0 and 0.3). With content
+//! turned on, the spans carry the messages, arguments and results, and still no hidden value.
+//! `links`: background jobs, resumed runs and code-mode programs.
 
 #[path = "../support/otlp_http.rs"]
 mod otlp_http;
+
+mod links;
 
 use std::sync::{Arc, Mutex};
 
@@ -250,6 +254,133 @@ async fn an_agent_run_is_exported_as_one_genai_trace_with_its_metrics() {
     );
 }
 
+/// With content turned on (`ToolkitBuilder::trace_content`), the spans carry what was said: the
+/// messages sent and the answer on each `chat` span, the arguments and the result on
+/// `execute_tool` — but never a hidden parameter: the preset is not recorded, and a value the
+/// model wrote for the hidden parameter is left out wherever its call is recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn content_when_turned_on_and_never_a_hidden_value() {
+    let (url, received) = receiver().await;
+    let provider = tracer_provider(&url);
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")));
+    let toolkit = Toolkit::builder()
+        .register(Add)
+        .preset("api_key", API_KEY)
+        .hidden_args(agent_toolkit::toolkit::HiddenArgs::Ignore)
+        .trace_content(true)
+        .build()
+        .unwrap();
+    let model = ScriptedModel::new([
+        ScriptedTurn::call("add", json!({"a": 20, "b": 22, "api_key": "model-guess"})),
+        ScriptedTurn::text("It is 42."),
+    ]);
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&toolkit)
+        .name("calculator")
+        .build()
+        .unwrap();
+    let answer = agent.run(PROMPT).with_subscriber(subscriber).await.unwrap();
+    assert_eq!(answer, "It is 42.");
+    tokio::task::spawn_blocking(move || provider.shutdown())
+        .await
+        .unwrap()
+        .unwrap();
+
+    let spans = received.spans.lock().unwrap().clone();
+    let tool = one(&spans, &Value::Null, "execute_tool add");
+    let arguments: Value =
+        serde_json::from_str(&text(&tool, "gen_ai.tool.call.arguments")).unwrap();
+    assert_eq!(
+        arguments,
+        json!({"a": 20, "b": 22}),
+        "no hidden value: {tool:#}"
+    );
+    assert_eq!(text(&tool, "gen_ai.tool.call.result"), "42");
+
+    let chats: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == "chat scripted")
+        .collect();
+    assert_eq!(chats.len(), 2, "{spans:#?}");
+    let first_in: Value = serde_json::from_str(&text(chats[0], "gen_ai.input.messages")).unwrap();
+    assert_eq!(
+        first_in.as_array().and_then(|m| m.last()),
+        Some(&json!({"role": "user", "parts": [{"type": "text", "content": PROMPT}]})),
+        "{first_in:#}"
+    );
+    let first_out: Value = serde_json::from_str(&text(chats[0], "gen_ai.output.messages")).unwrap();
+    assert_eq!(first_out[0]["role"], "assistant", "{first_out:#}");
+    assert_eq!(first_out[0]["finish_reason"], "tool_calls");
+    assert_eq!(first_out[0]["parts"][0]["type"], "tool_call");
+    assert_eq!(first_out[0]["parts"][0]["name"], "add");
+    assert_eq!(
+        first_out[0]["parts"][0]["arguments"],
+        json!({"a": 20, "b": 22}),
+        "the call as the model wrote it, but no hidden value"
+    );
+    let second_in: Value = serde_json::from_str(&text(chats[1], "gen_ai.input.messages")).unwrap();
+    let response = second_in
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap_or_else(|| panic!("the tool's answer is sent: {second_in:#}"));
+    assert_eq!(response["parts"][0]["type"], "tool_call_response");
+    assert_eq!(response["parts"][0]["response"], "42");
+    let second_out: Value =
+        serde_json::from_str(&text(chats[1], "gen_ai.output.messages")).unwrap();
+    assert_eq!(
+        second_out[0]["parts"],
+        json!([{"type": "text", "content": "It is 42."}])
+    );
+
+    let exported = serde_json::to_string(&spans).unwrap();
+    assert!(!exported.contains(API_KEY), "the preset leaked: {exported}");
+    assert!(
+        !exported.contains("model-guess"),
+        "a hidden parameter's value was recorded: {exported}"
+    );
+}
+
+/// The process's subscriber and its provider, exporting to a receiver of its own (on a thread
+/// with its own runtime, so that it outlives each test's).
+static GLOBAL: std::sync::OnceLock<(Received, opentelemetry_sdk::trace::SdkTracerProvider)> =
+    std::sync::OnceLock::new();
+
+/// Install the process's subscriber (once): for tests whose spans are made on tasks they do
+/// not own (servers, workers). Each test finds its spans by their names or trace.
+fn global() -> &'static Received {
+    let (received, _) = GLOBAL.get_or_init(|| {
+        let (sender, started) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            runtime.block_on(async {
+                sender.send(receiver().await).unwrap();
+                std::future::pending::<()>().await
+            })
+        });
+        let (url, received) = started.recv().unwrap();
+        let provider = tracer_provider(&url);
+        let subscriber = tracing_subscriber::registry().with(
+            tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")),
+        );
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        (received, provider)
+    });
+    received
+}
+
+/// Every span the process's subscriber ended so far, once exported.
+async fn flushed(received: &Received) -> Vec<Value> {
+    tokio::task::spawn_blocking(|| GLOBAL.get().map(|(_, provider)| provider.force_flush()))
+        .await
+        .unwrap()
+        .expect("the global subscriber is installed")
+        .unwrap();
+    received.spans.lock().unwrap().clone()
+}
+
 /// The tracer provider exporting spans to the receiver at `url`.
 fn tracer_provider(url: &str) -> opentelemetry_sdk::trace::SdkTracerProvider {
     let exporter = opentelemetry_otlp::SpanExporter::builder()
@@ -296,12 +427,8 @@ async fn calls_across_mcp_and_a2a_hops_are_one_trace_each() {
     use agent_toolkit::mcp::{McpImport, McpTarget};
     use tracing::Instrument;
 
-    let (url, received) = receiver().await;
-    let provider = tracer_provider(&url);
-    // The servers handle requests on tasks of their own: the subscriber must be the process's.
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("agent-toolkit-test")));
-    tracing::subscriber::set_global_default(subscriber).unwrap();
+    // The servers handle requests on tasks of their own: the subscriber is the process's.
+    let received = global();
 
     let served = Toolkit::builder().register(Multiply).build().unwrap();
     let app = axum::Router::new().nest_service("/mcp", served.mcp_http_service());
@@ -335,12 +462,7 @@ async fn calls_across_mcp_and_a2a_hops_are_one_trace_each() {
             .await;
         assert_eq!(result.model_text(), "42", "{tool}");
     }
-    tokio::task::spawn_blocking(move || provider.shutdown())
-        .await
-        .unwrap()
-        .unwrap();
-
-    let spans = received.spans.lock().unwrap().clone();
+    let spans = flushed(received).await;
     let roots: Vec<&Value> = spans
         .iter()
         .filter(|s| s["name"] == "handle request")

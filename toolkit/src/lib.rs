@@ -93,19 +93,19 @@
 //! | `dialect` | the forms of a tool definition each provider accepts | `schema`, `tool` |
 //! | `search` | tool search: a BM25F index over tool definitions | `tool` |
 //! | `exec` | the tower stack one call runs through; [`RetryPolicy`] | `args`, `context`, `tool` |
+//! | `trace_context` | W3C trace context across hops, and links to spans elsewhere (feature `otel`) | — |
 //! | `storage` | `storage::Database`, migrations, the versioned stored form | — |
 //! | `jobs` | background jobs: submission, the backend seam and the in-process backend | `context`, `exec`, `storage`, `tool` |
 //! | `toolkit` | [`Toolkit`]: registration, groups, deferred tools, dispatch, batches; the calling view; one turn (`toolkit::Turn`: refusals, approvals held, repair, guardrails); a view's own tools and the meta tools (`search_tools`, `reset_equipped_tools`); the program-mode seam | `args`, `context`, `dialect`, `exec`, `jobs`, `param`, `schema`, `search`, `tool` |
-//! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit` |
+//! | `durable` | the durable job backend and `background::Worker`, over the public call path | `context`, `jobs`, `storage`, `tool`, `toolkit`, `trace_context` |
 //! | `background` | the public face of `jobs` and `durable` | `durable`, `jobs` |
 //! | `private` | what `#[tool]`'s expansion calls | `args`, `context`, `param`, `schema`, `tool`, `toolkit` |
 //! | `tls` | which certificates the HTTP clients trust | — |
-//! | `trace_context` | W3C trace context across hops (feature `otel`) | — |
 //! | `endpoint` | how a remote HTTP endpoint is reached (token, headers, roots, timeouts) | `tls` |
 //! | `model` | [`ChatModel`] and the HTTP providers; a model answering sampling requests | `context`, `dialect`, `endpoint`, `exec`, `schema`, `search`, `tls`, `tool` |
 //! | `testing` | a scripted model | `model`, `tool` |
 //! | `code` | code mode: programs in a QuickJS sandbox, their journals, the `run_code` tool | `context`, `exec`, `search`, `storage`, `tool`, `toolkit` |
-//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit` |
+//! | `agent` | [`ReActAgent`]: the loop, memory, approvals, paused runs, tool search, code mode (through `toolkit::ProgramMode`) | `background`, `context`, `exec`, `model`, `search`, `storage`, `tool`, `toolkit`, `trace_context` |
 //! | `mcp` | MCP server and client, tool import, background tools as MCP tasks | `args`, `background`, `context`, `dialect`, `endpoint`, `tls`, `tool`, `toolkit`, `trace_context` |
 //! | `a2a` | A2A servers, clients, remote tools, client-side tool sessions | `agent`, `args`, `context`, `endpoint`, `model`, `storage`, `tls`, `tool`, `toolkit`, `trace_context` |
 //! <!-- /layers -->

@@ -83,6 +83,27 @@ pub(crate) fn a2a_server_span(
     span
 }
 
+/// Link `span` to the span whose context is `traceparent` (work it follows on: a paused run's,
+/// a submitted job's); a malformed one is ignored.
+#[cfg(feature = "otel")]
+pub(crate) fn link(span: &tracing::Span, traceparent: &str) {
+    use opentelemetry::propagation::TextMapPropagator;
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    let carrier =
+        std::collections::HashMap::from([("traceparent".to_string(), traceparent.to_string())]);
+    let context = opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&carrier);
+    let linked = context.span().span_context().clone();
+    if linked.is_valid() {
+        span.add_link(linked);
+    }
+}
+
+/// Without the `otel` feature, nothing is linked.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn link(_span: &tracing::Span, _traceparent: &str) {}
+
 /// Without the `otel` feature, a received context is ignored.
 #[cfg(not(feature = "otel"))]
 pub(crate) fn adopt(_span: &tracing::Span, _traceparent: Option<&str>, _tracestate: Option<&str>) {}

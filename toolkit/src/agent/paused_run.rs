@@ -39,6 +39,10 @@ pub(super) struct Turns {
     pub(super) failures: BTreeMap<String, u32>,
     /// Tokens of every model response of the run so far.
     pub(super) usage: Usage,
+    /// The W3C `traceparent` of the `invoke_agent` span that paused (with the `otel`
+    /// feature): the span of the resumed run links to it, in whatever process it resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) traceparent: Option<String>,
 }
 
 impl Turns {
@@ -50,6 +54,7 @@ impl Turns {
             run_start,
             failures: BTreeMap::new(),
             usage: Usage::default(),
+            traceparent: None,
         }
     }
 }
@@ -294,6 +299,11 @@ impl PausedRun {
         external_tools: Vec<ToolDefinition>,
         direct_answer: Option<String>,
     ) -> Self {
+        let mut turns = turns;
+        // Called in the run's `invoke_agent` span: the span a resumed run links to.
+        if let Some(trace) = crate::trace_context::current() {
+            turns.traceparent = Some(trace.traceparent);
+        }
         PausedRun {
             version: Self::FORMAT_VERSION,
             turns,

@@ -129,6 +129,15 @@ impl ReActAgent {
         &mut self,
         mut run: PausedRun,
     ) -> Result<RunOutcome, AgentError> {
+        // The resumed run's span covers the waiting calls answered first.
+        let span = self.run_span(&mut run.turns);
+        let outcome =
+            tracing::Instrument::instrument(self.continue_in_span(run), span.clone()).await;
+        super::run::record_run_error(&span, &outcome);
+        outcome
+    }
+
+    async fn continue_in_span(&mut self, mut run: PausedRun) -> Result<RunOutcome, AgentError> {
         let iteration = run.iteration();
         let ctx = self.step_context(&self.base_context(), &run.turns, iteration);
         let mut answers: Vec<Option<ToolResult>> = Vec::with_capacity(run.approvals.len());
@@ -261,6 +270,6 @@ impl ReActAgent {
         if let Some(answer) = direct {
             return Ok(self.answer_directly(answer, &None).await);
         }
-        self.turns(turns, &run.external_tools, None).await
+        self.turns_in_span(turns, &run.external_tools, None).await
     }
 }

@@ -118,10 +118,22 @@ impl ReActAgent {
     /// pauses at approvals stops the same way at calls that wait for a decision.
     pub(super) async fn turns(
         &mut self,
-        turns: Turns,
+        mut turns: Turns,
         external: &[ToolDefinition],
         events: Events,
     ) -> Result<RunOutcome, AgentError> {
+        let span = self.run_span(&mut turns);
+        let outcome = self
+            .turns_in_span(turns, external, events)
+            .instrument(span.clone())
+            .await;
+        record_run_error(&span, &outcome);
+        outcome
+    }
+
+    /// The `invoke_agent` span of a run (or of a resumed run, which links to the span of the
+    /// run that paused: `turns.traceparent`).
+    pub(super) fn run_span(&self, turns: &mut Turns) -> tracing::Span {
         let span = tracing::info_span!(
             "invoke_agent",
             otel.name = format!("invoke_agent {}", self.name),
@@ -133,17 +145,13 @@ impl ReActAgent {
             gen_ai.request.model = self.model.name(),
             error.type = tracing::field::Empty,
         );
-        let outcome = self
-            .turns_in_span(turns, external, events)
-            .instrument(span.clone())
-            .await;
-        if let Err(error) = &outcome {
-            span.record("error.type", error_type(error));
+        if let Some(paused) = turns.traceparent.take() {
+            crate::trace_context::link(&span, &paused);
         }
-        outcome
+        span
     }
 
-    async fn turns_in_span(
+    pub(super) async fn turns_in_span(
         &mut self,
         mut turns: Turns,
         external: &[ToolDefinition],
@@ -482,13 +490,18 @@ impl ReActAgent {
         request: ChatRequest,
         events: &Events,
     ) -> Result<ChatResponse, crate::model::ModelError> {
-        let span = crate::model::trace::chat_span(self.model.as_ref(), &request);
+        let toolkit = &self.toolkit;
+        let arguments =
+            |call: &crate::tool::ToolCall| toolkit.recorded_arguments(call).into_owned();
+        let content: crate::model::trace::Content<'_> =
+            toolkit.traces_content().then_some(&arguments);
+        let span = crate::model::trace::chat_span(self.model.as_ref(), &request, content);
         let started = std::time::Instant::now();
         let answer = self
             .ask_in_span(request, events)
             .instrument(span.clone())
             .await;
-        crate::model::trace::record_answer(&span, &answer);
+        crate::model::trace::record_answer(&span, &answer, content);
         crate::model::trace::measure(self.model.as_ref(), &answer, started.elapsed());
         answer
     }
@@ -761,6 +774,13 @@ fn first_uses(calls: Vec<ToolCall>) -> (Vec<ToolCall>, Vec<ToolCall>) {
         }
     }
     (firsts, reused)
+}
+
+/// Record on a run's `invoke_agent` span how it failed, if it did.
+pub(super) fn record_run_error(span: &tracing::Span, outcome: &Result<RunOutcome, AgentError>) {
+    if let Err(error) = outcome {
+        span.record("error.type", error_type(error));
+    }
 }
 
 /// The `error.type` of a run that failed, for its `invoke_agent` span.

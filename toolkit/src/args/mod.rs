@@ -52,6 +52,27 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::param::{self, PlannedParam};
 use schema::{ArgSchema, Needs};
 
+/// `text` (a model's arguments) without the values it gives for `plan`'s hidden parameters.
+pub(crate) fn without_hidden<'a>(plan: &ParamPlan, text: &'a str) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    let mut hidden = plan.params.iter().filter(|p| p.hidden).peekable();
+    if hidden.peek().is_none() {
+        return Cow::Borrowed(text);
+    }
+    let Ok(mut object) = serde_json::from_str::<serde_json::Map<String, Value>>(text) else {
+        return Cow::Borrowed(text);
+    };
+    let before = object.len();
+    for param in hidden {
+        object.remove(&*param.name);
+    }
+    if object.len() == before {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(Value::Object(object).to_string())
+    }
+}
+
 /// The parameters of one registration, in declaration order.
 #[derive(Clone, Debug)]
 pub(crate) struct ParamPlan {
@@ -139,6 +160,13 @@ impl fmt::Debug for ToolArgs {
 }
 
 impl ToolArgs {
+    /// The arguments as the model wrote them, without any value it gave for a hidden
+    /// parameter: what a span records when content is on. Preset and context values are
+    /// never in the text.
+    pub(crate) fn recorded_text(&self) -> std::borrow::Cow<'_, str> {
+        without_hidden(&self.plan, &self.text)
+    }
+
     /// Deserialize the parameter at `index` (its position in the signature). `Ok(None)` when
     /// neither the model nor the registration gave a value (rows 4–5 are the caller's).
     pub fn value<T: DeserializeOwned>(&self, index: usize) -> Result<Option<T>, ToolError> {

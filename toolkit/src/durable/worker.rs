@@ -362,7 +362,11 @@ impl Runner {
         crate::util::lock(&self.unstarted).remove(&id);
         let stop = self.tools.child_token();
         let ctx = ToolContext::new().with_cancellation(stop.clone());
-        let run = self.toolkit.call_now(call, &ctx);
+        let span = crate::jobs::job_span(&call.name, &call.id);
+        if let Some(submitted_from) = &payload.traceparent {
+            crate::trace_context::link(&span, submitted_from);
+        }
+        let run = tracing::Instrument::instrument(self.toolkit.call_now(call, &ctx), span);
         tokio::pin!(run);
         let mut result = tokio::select! {
             result = &mut run => result,

@@ -103,7 +103,7 @@ impl std::future::Future for RunFuture {
 }
 
 /// Assemble the stack in the documented order.
-pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
+pub(crate) fn build_stack(user_layers: &[LayerFn], content: bool) -> Stack {
     let core: CoreStack = tower::ServiceBuilder::new()
         .layer_fn(|s| Around::new(Approval, s))
         .layer_fn(|s| Around::new(Timeout(Limit::Total), s))
@@ -113,8 +113,8 @@ pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
         .service(ToolService);
     if user_layers.is_empty() {
         return Stack::Core {
-            full: Around::new(Trace, core),
-            lean: Around::new(Trace, Around::new(PanicGuard, ToolService)),
+            full: Around::new(Trace { content }, core),
+            lean: Around::new(Trace { content }, Around::new(PanicGuard, ToolService)),
         };
     }
     let mut stack = BoxToolService::new(core);
@@ -122,5 +122,5 @@ pub(crate) fn build_stack(user_layers: &[LayerFn]) -> Stack {
     for layer in user_layers.iter().rev() {
         stack = layer(stack);
     }
-    Stack::Layered(Around::new(Trace, stack))
+    Stack::Layered(Around::new(Trace { content }, stack))
 }

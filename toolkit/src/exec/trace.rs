@@ -3,7 +3,8 @@
 //! `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.type = "function"`, `gen_ai.tool.name`,
 //! `gen_ai.tool.call.id`; on failure `error.type` holds the [`ToolErrorKind`](crate::error::ToolErrorKind)
 //! name, and `gen_ai.tool.attempts` the attempts made. Retries and approval decisions are
-//! events inside the span.
+//! events inside the span. With content on ([`ToolkitBuilder::trace_content`](crate::toolkit::ToolkitBuilder::trace_content)),
+//! `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` too.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -28,13 +29,29 @@ pub(crate) fn span(tool: &str, call_id: &str) -> tracing::Span {
         gen_ai.tool.name = tool,
         gen_ai.tool.call.id = call_id,
         gen_ai.tool.attempts = tracing::field::Empty,
+        gen_ai.tool.call.arguments = tracing::field::Empty,
+        gen_ai.tool.call.result = tracing::field::Empty,
         error.type = tracing::field::Empty,
     )
 }
 
+/// Whether the environment turns content recording on by default: the variable the
+/// OpenTelemetry GenAI instrumentations read, `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`,
+/// set to `true` (any case) or `1`.
+pub(crate) fn content_from_env() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+            .is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+    })
+}
+
 /// Runs each invocation inside its `execute_tool` span.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Trace;
+pub(crate) struct Trace {
+    /// Record the call's arguments and result.
+    pub(crate) content: bool,
+}
 
 impl<S: StackService> Middleware<S> for Trace {
     type Future = TraceFuture<S::Future>;
@@ -42,9 +59,13 @@ impl<S: StackService> Middleware<S> for Trace {
     #[inline]
     fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         let span = span(&inv.info().tool_name, &inv.info().call_id);
+        let content = self.content && !span.is_disabled();
+        if content && let Ok(args) = &inv.args {
+            span.record("gen_ai.tool.call.arguments", args.recorded_text().as_ref());
+        }
         let attempts = inv.attempt_counter();
         let future = span.in_scope(|| inner.call(inv));
-        TraceFuture::new(future, span, attempts)
+        TraceFuture::new(future, span, attempts, content)
     }
 }
 
@@ -56,15 +77,22 @@ pin_project! {
         inner: F,
         span: tracing::Span,
         attempts: Arc<AtomicU32>,
+        content: bool,
     }
 }
 
 impl<F> TraceFuture<F> {
-    pub(super) fn new(inner: F, span: tracing::Span, attempts: Arc<AtomicU32>) -> Self {
+    pub(super) fn new(
+        inner: F,
+        span: tracing::Span,
+        attempts: Arc<AtomicU32>,
+        content: bool,
+    ) -> Self {
         TraceFuture {
             inner,
             span,
             attempts,
+            content,
         }
     }
 }
@@ -82,7 +110,13 @@ impl<F: Future<Output = Outcome>> Future for TraceFuture<F> {
             i64::from(this.attempts.load(Ordering::Relaxed)),
         );
         match &result {
-            Ok(_) => tracing::debug!("tool call succeeded"),
+            Ok(output) => {
+                if *this.content {
+                    this.span
+                        .record("gen_ai.tool.call.result", output.as_text());
+                }
+                tracing::debug!("tool call succeeded")
+            }
             Err(e) => {
                 this.span.record("error.type", e.kind().as_str());
                 tracing::info!(error.type = e.kind().as_str(), error.message = e.message(), "tool call failed");

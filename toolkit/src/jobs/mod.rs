@@ -189,6 +189,20 @@ pub struct Submission<'a> {
         Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, ToolResult> + Send>,
 }
 
+/// The span a background job runs in, wherever it runs: the root of a trace of its own
+/// (`background_job <tool>`, of kind consumer), linked to the span the call was submitted from;
+/// the job's `execute_tool` span inside it.
+pub(crate) fn job_span(tool: &str, call_id: &str) -> tracing::Span {
+    tracing::info_span!(
+        parent: None,
+        "background_job",
+        otel.name = format!("background_job {tool}"),
+        otel.kind = "consumer",
+        gen_ai.tool.name = tool,
+        gen_ai.tool.call.id = call_id,
+    )
+}
+
 /// The toolkit's background queue and ledger. Shared by every clone and view of a toolkit.
 pub struct BackgroundJobs {
     backend: Arc<dyn JobBackend>,
@@ -244,9 +258,13 @@ impl BackgroundJobs {
             .map_err(|e| e.clone())
             .and_then(|a| a.validate())?;
         let (id, name) = (call.id.clone(), call.name.clone());
+        // The job runs in a trace of its own, linked to the span it was submitted from.
+        let submitted_from = tracing::Span::current();
         let run_here = {
             let (id, name) = (id.clone(), name.clone());
             move |shutdown: CancellationToken| {
+                let span = job_span(&name, &id);
+                span.follows_from(&submitted_from);
                 // The job outlives this call: it stops on toolkit shutdown, not with the caller.
                 // Nor is it held by its turn's questions: it asks whoever its context names, or
                 // no one.
@@ -258,11 +276,15 @@ impl BackgroundJobs {
                         .with(QuestionBook::closed_source());
                     args.set_context(ctx);
                 }
-                let run: BoxFuture<'static, ToolResult> = Box::pin(async move {
-                    let attempts = inv.attempt_counter();
-                    let outcome = stack.run(inv).await;
-                    ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
-                });
+                let run: BoxFuture<'static, ToolResult> =
+                    Box::pin(tracing::Instrument::instrument(
+                        async move {
+                            let attempts = inv.attempt_counter();
+                            let outcome = stack.run(inv).await;
+                            ToolResult::new(id, name, outcome, attempts.load(Ordering::Relaxed))
+                        },
+                        span,
+                    ));
                 run
             }
         };

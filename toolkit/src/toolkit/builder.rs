@@ -114,6 +114,7 @@ struct ExecDefaults {
     guardrails: Guardrails,
     /// The loop guard, on unless switched off.
     loop_guard: bool,
+    trace_content: bool,
 }
 
 /// Default cap on calls running at once in a batch.
@@ -155,6 +156,7 @@ impl ToolkitBuilder {
                 repair: None,
                 guardrails: Vec::new(),
                 loop_guard: true,
+                trace_content: crate::exec::trace::content_from_env(),
                 callbacks: Vec::new(),
             },
         }
@@ -352,6 +354,17 @@ impl ToolkitBuilder {
         /// [`AnsweredCall`](super::AnsweredCall) and
         /// [`Turn::after`](super::Turn::after).
         pub fn loop_guard(on: bool) => exec.loop_guard = on;
+
+        /// Record content on the spans (default: off, unless the environment variable
+        /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`): a call's arguments
+        /// as the model wrote them (`gen_ai.tool.call.arguments`) and its result as the model
+        /// reads it (`gen_ai.tool.call.result`) on its `execute_tool` span, and, for an agent
+        /// on this toolkit, the messages sent and the answer (`gen_ai.input.messages`,
+        /// `gen_ai.output.messages`) on each `chat` span. Hidden parameters are never
+        /// recorded: preset and context values are not part of a call's arguments, and a
+        /// value a model wrote for a hidden parameter is left out wherever its call is
+        /// recorded.
+        pub fn trace_content(on: bool) => exec.trace_content = on;
     }
 
     /// Check every tool's calls and results with `guardrail` (see [`Guardrail`]), wherever a
@@ -555,7 +568,8 @@ impl ToolkitBuilder {
             context: Arc::new(context),
             policy,
             default_scope: Arc::new(Scope::root(default_active)),
-            stack: exec::build_stack(&defaults.layers),
+            stack: exec::build_stack(&defaults.layers, defaults.trace_content),
+            trace_content: defaults.trace_content,
             dynamic: dynamic_sets,
             exec_base: defaults.base,
             max_concurrency: defaults.max_concurrency,

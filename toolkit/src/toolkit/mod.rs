@@ -83,6 +83,8 @@ struct Inner {
     guardrails: turn::Guardrails,
     /// Whether a turn answers a repeat of the previous step's call without running it.
     loop_guard: bool,
+    /// Spans record content (see [`ToolkitBuilder::trace_content`]).
+    trace_content: bool,
     /// The search index over every tool, built on the first search.
     search: std::sync::Mutex<search::SearchState>,
 }
@@ -122,6 +124,20 @@ struct Handle {
 }
 
 impl Toolkit {
+    /// Whether spans record content ([`ToolkitBuilder::trace_content`]).
+    pub(crate) fn traces_content(&self) -> bool {
+        self.0.inner.trace_content
+    }
+
+    /// A call's arguments as a span records them: without any value the model gave for one of
+    /// the tool's hidden parameters.
+    pub(crate) fn recorded_arguments<'c>(&self, call: &'c ToolCall) -> std::borrow::Cow<'c, str> {
+        match self.lookup(&call.name) {
+            Some(i) => args::without_hidden(&self.0.inner.entries[i].plan, &call.arguments),
+            None => std::borrow::Cow::Borrowed(&call.arguments),
+        }
+    }
+
     fn from_parts(
         inner: Arc<Inner>,
         scope: Arc<Scope>,

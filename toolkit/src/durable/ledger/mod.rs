@@ -73,6 +73,10 @@ const GATHER_MOST: usize = 1000;
 #[derive(Serialize, Deserialize)]
 pub(super) struct Payload {
     pub(super) job: u64,
+    /// The W3C `traceparent` of the span the call was submitted from (with the `otel`
+    /// feature): the job's span links to it. Workers that predate it ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) traceparent: Option<String>,
 }
 
 impl Stored for Payload {

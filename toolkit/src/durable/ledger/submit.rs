@@ -73,7 +73,7 @@ pub(crate) struct Durable {
     queue: JobQueue,
     notifier: Arc<Notifier>,
     /// Calls being stored: those submitted together go in one transaction.
-    stores: Arc<Gather<ToolCall, Stored>>,
+    stores: Arc<Gather<Queued, Stored>>,
     /// This process's name in the ledger's claims (`taker`, `notifier`).
     me_in_ledger: String,
     /// One take at a time: two takes of one process must not hand a result out twice.
@@ -152,7 +152,11 @@ impl Durable {
             ));
         }
         self.watch();
-        let stored = self.stores.run(call.clone(), true).await;
+        let queued = Queued {
+            call: call.clone(),
+            traceparent: crate::trace_context::current().map(|t| t.traceparent),
+        };
+        let stored = self.stores.run(queued, true).await;
         match stored {
             Ok(Stored::Job(job)) => Ok(JobId(job)),
             Ok(Stored::InDoubt(job, e)) => {
@@ -464,6 +468,12 @@ impl Durable {
 /// known to be down. When the database refuses the batch (a statement it refuses because of one
 /// call: a NUL in a call id, say), each call is stored in a transaction of its own, so that one
 /// call's fault is not the others'.
+/// A call to store, with the trace context it was submitted in (the job's span links to it).
+struct Queued {
+    call: ToolCall,
+    traceparent: Option<String>,
+}
+
 /// What storing a call came to, when the database answered.
 enum Stored {
     /// Stored as this job.
@@ -477,7 +487,7 @@ enum Stored {
 /// it was stored.
 const IN_DOUBT_FOR: Duration = Duration::from_secs(30);
 
-async fn store_all(queue: JobQueue, calls: Vec<ToolCall>) -> Vec<Result<Stored, DatabaseError>> {
+async fn store_all(queue: JobQueue, calls: Vec<Queued>) -> Vec<Result<Stored, DatabaseError>> {
     fn itself(error: &Failed) -> Option<&DatabaseError> {
         match error {
             Failed::Before(e) | Failed::Commit(_, e) => Some(e),
@@ -601,10 +611,17 @@ fn refused(error: &DatabaseError) -> bool {
 /// order. On Postgres, one statement draws the ids, one stores the rows and one the jobs,
 /// however many calls. The ids are known before the commit, so a commit whose answer is lost
 /// can be looked up ([`settle`]).
-async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed> {
+async fn insert(queue: &JobQueue, calls: &[Queued]) -> Result<Vec<u64>, Failed> {
     let name = &queue.settings.name;
     let fail = |e: sqlx::Error| queue.db.error(e);
-    let payload = |id: i64| stored::encode(&Payload { job: id as u64 }).into_bytes();
+    let payload = |id: i64, queued: &Queued| {
+        let traceparent = queued.traceparent.clone();
+        stored::encode(&Payload {
+            job: id as u64,
+            traceparent,
+        })
+        .into_bytes()
+    };
     let now = now_ms();
     let (ids, committed): (Vec<i64>, Result<(), sqlx::Error>) = match &queue.db.pool {
         #[cfg(feature = "sqlite")]
@@ -618,7 +635,7 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed
             );
             let mut tx = pool.begin().await.map_err(fail)?;
             let mut ids = Vec::with_capacity(calls.len());
-            for call in calls {
+            for Queued { call, .. } in calls {
                 let id: i64 = sqlx::query_scalar(crate::storage::sqlite_sql(INSERT))
                     .bind(name)
                     .bind(&*call.id)
@@ -632,7 +649,8 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed
             }
             let tasks: Vec<_> = ids
                 .iter()
-                .map(|&id| apalis::prelude::TaskBuilder::new(payload(id)).build())
+                .zip(calls)
+                .map(|(&id, queued)| apalis::prelude::TaskBuilder::new(payload(id, queued)).build())
                 .collect();
             apalis_sqlite::queries::push_tasks(&mut *tx, name, &tasks)
                 .await
@@ -651,9 +669,9 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed
                 "', $6 FROM UNNEST($2::bigint[], $3::text[], $4::text[], $5::text[]) \
                   AS c(id, call_id, tool, arguments)"
             );
-            let call_ids: Vec<&str> = calls.iter().map(|c| &*c.id).collect();
-            let tools: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-            let arguments: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();
+            let call_ids: Vec<&str> = calls.iter().map(|c| &*c.call.id).collect();
+            let tools: Vec<&str> = calls.iter().map(|c| c.call.name.as_str()).collect();
+            let arguments: Vec<&str> = calls.iter().map(|c| c.call.arguments.as_str()).collect();
             let mut tx = pool.begin().await.map_err(fail)?;
             let ids: Vec<i64> = sqlx::query_scalar(DRAW)
                 .bind(calls.len() as i64)
@@ -678,7 +696,8 @@ async fn insert(queue: &JobQueue, calls: &[ToolCall]) -> Result<Vec<u64>, Failed
                 .map_err(fail)?;
             let tasks = ids
                 .iter()
-                .map(|&id| apalis::prelude::TaskBuilder::new(payload(id)).build())
+                .zip(calls)
+                .map(|(&id, queued)| apalis::prelude::TaskBuilder::new(payload(id, queued)).build())
                 .collect();
             apalis_postgres::queries::push_tasks(&mut *tx, name, tasks)
                 .await
