@@ -7,12 +7,17 @@
 //! `execute_tool`, the server's `tools/call`, the server's `execute_tool`; so is a call across
 //! an A2A hop (a remote tool of our A2A tool server), on both wires (1.0 and 0.3). With content
 //! turned on, the spans carry the messages, arguments and results, and still no hidden value.
-//! `links`: background jobs, resumed runs and code-mode programs.
+//! `links`: background jobs, resumed runs and code-mode programs; `python`: one trace with the
+//! official Python MCP SDK, both ways.
 
 #[path = "../support/otlp_http.rs"]
 mod otlp_http;
 
 mod links;
+#[path = "../peers/mod.rs"]
+mod peers;
+#[path = "peers.rs"]
+mod python;
 
 use std::sync::{Arc, Mutex};
 

@@ -67,18 +67,17 @@ fn setup(what: &str) -> std::process::Command {
     command
 }
 
-/// The interpreter of `env`, installing the Python environments first if needed.
+/// The interpreter of `env`, installing the Python environments first if needed (once per
+/// test process: `setup.sh` skips an environment made from the same package list, and makes
+/// it again when the list changed).
 pub fn python(env: Env) -> PathBuf {
     static SETUP: OnceLock<()> = OnceLock::new();
     let dir = target_dir().join("py").join(env.dir());
     let py = dir.join("bin/python");
-    let ready = dir.join(".ready");
-    if !ready.exists() {
-        SETUP.get_or_init(|| {
-            let status = setup("py").status().expect("run tests/peers/setup.sh");
-            assert!(status.success(), "tests/peers/setup.sh failed");
-        });
-    }
+    SETUP.get_or_init(|| {
+        let status = setup("py").status().expect("run tests/peers/setup.sh");
+        assert!(status.success(), "tests/peers/setup.sh failed");
+    });
     assert!(
         py.exists(),
         "missing {}: run tests/peers/setup.sh",

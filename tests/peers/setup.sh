@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the official SDKs that the interop tests use as real peers, under the target
 # directory (target/, or $CARGO_TARGET_DIR if set; outside git). Idempotent: a finished
-# environment has a `.ready` marker and is skipped. Called by .ci/run, and by the tests
+# environment has a `.ready` marker holding its package list, and is skipped unless the list
+# changed. Called by .ci/run, and by the tests
 # themselves when missing.
 #   target/py/a2a1   a2a-sdk 1.x (A2A 1.0, with its 0.3 compatibility layer) + uvicorn
 #   target/py/a2a03  a2a-sdk 0.3.26 (pure A2A 0.3 `kind` shapes) + uvicorn
-#   target/py/mcp    mcp 2.x (the official MCP Python SDK) + uvicorn
+#   target/py/mcp    mcp 2.x (the official MCP Python SDK) + uvicorn + the OpenTelemetry SDK
+#                    (the MCP SDK propagates trace context when one is installed)
 #   target/js        @a2a-js/sdk 1.x (A2A 1.0) and 0.3.14 (A2A 0.3) + express, and
 #                    @modelcontextprotocol/sdk 1.x (MCP 2025-11-25) + zod, from
 #                    tests/peers/js/package-lock.json (`npm ci`); reinstalled when the lock changes
@@ -24,11 +26,12 @@ target="$(cd "$target" && pwd)"
 make_env() {
     local name="$1"; shift
     local dir="$target/py/$name"
-    if [[ -f "$dir/.ready" ]]; then return 0; fi
+    # Made again when the package list changes.
+    if [[ -f "$dir/.ready" && "$(cat "$dir/.ready")" == "$*" ]]; then return 0; fi
     rm -rf "$dir"
     "$py" -m venv "$dir"
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
-    touch "$dir/.ready"
+    echo "$*" > "$dir/.ready"
     echo "installed $name: $*"
 }
 
@@ -53,7 +56,7 @@ if [[ "$what" == all || "$what" == py ]]; then
         flock 9
         make_env a2a1 "a2a-sdk[http-server]==1.3.0" "uvicorn==0.54.0" "httpx==0.28.1"
         make_env a2a03 "a2a-sdk[http-server]==0.3.26" "uvicorn==0.54.0"
-        make_env mcp "mcp==2.3.0" "uvicorn==0.54.0"
+        make_env mcp "mcp==2.3.0" "uvicorn==0.54.0" "opentelemetry-sdk==1.45.2"
     ) 9> "$target/py/.lock"
 fi
 

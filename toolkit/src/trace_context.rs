@@ -49,7 +49,7 @@ pub(crate) fn adopt(span: &tracing::Span, traceparent: Option<&str>, tracestate:
         return;
     };
     let mut carrier = std::collections::HashMap::new();
-    carrier.insert("traceparent".to_string(), traceparent.to_string());
+    carrier.insert("traceparent".to_string(), level_one(traceparent));
     if let Some(state) = tracestate {
         carrier.insert("tracestate".to_string(), state.to_string());
     }
@@ -104,6 +104,40 @@ pub(crate) fn link(span: &tracing::Span, traceparent: &str) {
 #[cfg(not(feature = "otel"))]
 pub(crate) fn link(_span: &tracing::Span, _traceparent: &str) {}
 
+/// `traceparent` with version-00 flags beyond `sampled` cleared. Trace Context Level 2 adds the
+/// `random` flag (`-03`: sampled and random), which the official Python SDKs set; the
+/// `opentelemetry` propagator this crate uses refuses a version-00 header with any flag but
+/// `sampled`, so the trace would start over. Level 1 says to ignore flags one does not know,
+/// and Level 2 accepts this one: the flags are read as Level 1 reads them.
+#[cfg(feature = "otel")]
+fn level_one(traceparent: &str) -> String {
+    let parts: Vec<&str> = traceparent.trim().split('-').collect();
+    if let [version @ "00", trace, parent, flags] = parts[..]
+        && let Ok(flags) = u8::from_str_radix(flags, 16)
+        && flags > 1
+    {
+        return format!("{version}-{trace}-{parent}-{:02x}", flags & 1);
+    }
+    traceparent.to_string()
+}
+
 /// Without the `otel` feature, a received context is ignored.
 #[cfg(not(feature = "otel"))]
 pub(crate) fn adopt(_span: &tracing::Span, _traceparent: Option<&str>, _tracestate: Option<&str>) {}
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use super::level_one;
+
+    #[test]
+    fn level_two_flags_are_read_as_level_one_reads_them() {
+        let id = "00-4b04b7e3894baeea9c5ab042b9ca5d6b-086baa6de87f25b7";
+        assert_eq!(level_one(&format!("{id}-03")), format!("{id}-01"));
+        assert_eq!(level_one(&format!("{id}-02")), format!("{id}-00"));
+        assert_eq!(level_one(&format!("{id}-01")), format!("{id}-01"));
+        // Other versions and malformed headers are the propagator's to judge.
+        let later = "01-4b04b7e3894baeea9c5ab042b9ca5d6b-086baa6de87f25b7-03";
+        assert_eq!(level_one(later), later);
+        assert_eq!(level_one("garbage"), "garbage");
+    }
+}
