@@ -39,19 +39,7 @@ const PROMPT: Duration = Duration::from_secs(5);
 /// `node tests/peers/js/mcp_server.cjs` as a stdio target (installing the JS peers first if
 /// needed).
 fn js_stdio() -> McpTarget {
-    let node = peers::node("mcp_server.cjs");
-    let node = node.as_std();
-    let mut target = McpTarget::command(
-        node.get_program().to_string_lossy(),
-        node.get_args()
-            .map(|arg| arg.to_string_lossy().into_owned()),
-    );
-    for (key, value) in node.get_envs() {
-        if let Some(value) = value {
-            target = target.env(key.to_string_lossy(), value.to_string_lossy());
-        }
-    }
-    target
+    crate::node_target("mcp_server.cjs")
 }
 
 /// The JS server over streamable HTTP, and its URL.
@@ -175,13 +163,7 @@ async fn js_server_over_streamable_http_with_default_options() {
 async fn run_client(args: &[&str]) -> Value {
     let (ok, stdout, stderr) =
         peers::run_node("mcp_client.cjs", args, Duration::from_secs(60)).await;
-    let report: Value = stdout
-        .lines()
-        .last()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .unwrap_or_else(|| panic!("no report from the client:\n{stdout}\n{stderr}"));
-    assert!(ok, "the client failed: {report}\n{stderr}");
-    report
+    peers::report(ok, &stdout, &stderr)
 }
 
 /// What the JS client must have seen from our server, over either transport.

@@ -44,6 +44,24 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+/// `node tests/peers/js/<script>` as a stdio target (installing the JS peers first if needed).
+#[cfg(feature = "interop")]
+pub fn node_target(script: &str) -> agent_toolkit::mcp::McpTarget {
+    let node = peers::node(script);
+    let node = node.as_std();
+    let mut target = agent_toolkit::mcp::McpTarget::command(
+        node.get_program().to_string_lossy(),
+        node.get_args()
+            .map(|arg| arg.to_string_lossy().into_owned()),
+    );
+    for (key, value) in node.get_envs() {
+        if let Some(value) = value {
+            target = target.env(key.to_string_lossy(), value.to_string_lossy());
+        }
+    }
+    target
+}
+
 /// The stdio server binary.
 pub fn server_exe() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-test-server")

@@ -19,13 +19,7 @@ async fn run_client(args: &[&str]) -> Value {
         Duration::from_secs(90),
     )
     .await;
-    let report: Value = stdout
-        .lines()
-        .last()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .unwrap_or_else(|| panic!("no report from the client:\n{stdout}\n{stderr}"));
-    assert!(ok, "the client failed: {report}\n{stderr}");
-    report
+    peers::report(ok, &stdout, &stderr)
 }
 
 /// Which revision the client ended up speaking, and whether it had a session.

@@ -25,12 +25,7 @@ async fn client(server: [&str; 2], phase: &str, task: Option<&str>) -> Value {
         Duration::from_secs(120),
     )
     .await;
-    let report: Value = stdout
-        .lines()
-        .last()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .unwrap_or_else(|| panic!("no report from the client:\n{stdout}\n{stderr}"));
-    assert!(ok, "the client failed: {report}\n{stderr}");
+    let report = peers::report(ok, &stdout, &stderr);
     assert_eq!(report["errors"], json!([]), "{report:#}\n{stderr}");
     assert_eq!(report["protocol_version"], "2025-11-25", "{report:#}");
     report
@@ -180,12 +175,7 @@ async fn the_typescript_sdk_runs_tasks() {
         Duration::from_secs(90),
     )
     .await;
-    let report: Value = stdout
-        .lines()
-        .last()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .unwrap_or_else(|| panic!("no report from the client:\n{stdout}\n{stderr}"));
-    assert!(ok, "the client failed: {report}\n{stderr}");
+    let report = peers::report(ok, &stdout, &stderr);
     assert_eq!(report["errors"], json!([]), "{report:#}");
     assert_eq!(
         report["server_tasks"],
@@ -225,21 +215,10 @@ async fn the_typescript_sdk_runs_tasks() {
 /// fetched — and reported when the task ends; its ordinary tool stays an ordinary one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_imported_servers_task_tools_are_background_tools() {
-    use agent_toolkit::mcp::{McpClient, McpClientOptions, McpImport, McpTarget};
+    use agent_toolkit::mcp::{McpClient, McpClientOptions, McpImport};
     use agent_toolkit::prelude::*;
 
-    let node = peers::node("mcp_task_server.cjs");
-    let node = node.as_std();
-    let mut target = McpTarget::command(
-        node.get_program().to_string_lossy(),
-        node.get_args()
-            .map(|arg| arg.to_string_lossy().into_owned()),
-    );
-    for (key, value) in node.get_envs() {
-        if let Some(value) = value {
-            target = target.env(key.to_string_lossy(), value.to_string_lossy());
-        }
-    }
+    let target = crate::node_target("mcp_task_server.cjs");
     let options = McpClientOptions::new().run_as_tasks(["brew", "burn"]);
     let import = McpImport::from_client(McpClient::with_options(target, options), "js")
         .await

@@ -30,12 +30,7 @@ async fn the_python_sdks_client_trace_goes_on_in_our_server() {
         Duration::from_secs(60),
     )
     .await;
-    assert!(ok, "the Python client failed:\n{stdout}\n{stderr}");
-    let report: Value = stdout
-        .lines()
-        .last()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .unwrap_or_else(|| panic!("no report:\n{stdout}\n{stderr}"));
+    let report = peers::report(ok, &stdout, &stderr);
     assert_eq!(report["result"], "42", "{report}");
     let trace = &report["trace_id"];
     let spans = flushed(received).await;

@@ -163,6 +163,18 @@ pub async fn run_script(
     run(command, script, timeout).await
 }
 
+/// The report a peer script prints as its last line (JSON), once it exited successfully;
+/// panics with its output otherwise.
+pub fn report(ok: bool, stdout: &str, stderr: &str) -> serde_json::Value {
+    let report: serde_json::Value = stdout
+        .lines()
+        .last()
+        .and_then(|line| serde_json::from_str(line).ok())
+        .unwrap_or_else(|| panic!("no report from the peer:\n{stdout}\n{stderr}"));
+    assert!(ok, "the peer failed: {report}\n{stderr}");
+    report
+}
+
 /// Runs `tests/peers/js/<script>` to completion under Node, as [`run_script`] does.
 pub async fn run_node(script: &str, args: &[&str], timeout: Duration) -> (bool, String, String) {
     let mut command = node(script);
