@@ -74,7 +74,7 @@ fn tls() -> rustls::ClientConfig {
 /// OAuth as an application would set it up: its metadata document's URL (used where the
 /// server supports it), its name for dynamic registration, and the pre-registered client the
 /// scenario's context names (`MCP_CONFORMANCE_CONTEXT`), if any; for the client-credentials
-/// scenarios, that grant with the context's client.
+/// scenarios, that grant with the context's client (its secret, or its private key).
 fn oauth(scenario: &str) -> McpOAuth {
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
@@ -84,11 +84,18 @@ fn oauth(scenario: &str) -> McpOAuth {
         context["client_id"].as_str(),
         context["client_secret"].as_str(),
     );
-    // A client acting for itself (no user): the client-credentials grant.
+    // A client acting for itself (no user): the client-credentials grant, authenticated by a
+    // secret or by a JWT signed with its key (`private_key_jwt`).
     if scenario.contains("client-credentials")
-        && let (Some(id), Some(secret)) = (id, secret)
+        && let Some(id) = id
     {
-        return McpOAuth::client_credentials(id, secret);
+        if let Some(key) = context["private_key_pem"].as_str() {
+            let algorithm = context["signing_algorithm"].as_str().unwrap_or("ES256");
+            return McpOAuth::client_credentials_jwt(id, key, algorithm);
+        }
+        if let Some(secret) = secret {
+            return McpOAuth::client_credentials(id, secret);
+        }
     }
     let mut oauth = McpOAuth::new("http://localhost:3000/callback", browser)
         .client_name("agent-toolkit conformance client")

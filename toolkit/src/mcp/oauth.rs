@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig,
-    CredentialStore, InMemoryCredentialStore, OAuthHttpClient, OAuthHttpClientFuture,
-    OAuthHttpRedirectPolicy, OAuthHttpRequest,
+    AuthorizationManager, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
+    ClientCredentialsConfig, CredentialStore, InMemoryCredentialStore, OAuthHttpClient,
+    OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest, OAuthTokenResponse,
+    StoredCredentials,
 };
 
 use crate::endpoint::Secret;
@@ -53,6 +54,9 @@ pub struct McpOAuth {
     pub(crate) authorize: Authorize,
     /// The client-credentials grant (no user, no browser) instead of the authorization code.
     pub(crate) client_credentials: bool,
+    /// For that grant, the client authenticates with a JWT signed by this key (`private_key_jwt`)
+    /// instead of a secret.
+    pub(crate) signing_key: Option<SigningKey>,
     pub(crate) client_name: Option<String>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) client_id: Option<String>,
@@ -73,6 +77,7 @@ impl McpOAuth {
             redirect_uri: redirect_uri.into(),
             authorize: Arc::new(move |url| Box::pin(authorize(url))),
             client_credentials: false,
+            signing_key: None,
             client_name: None,
             metadata_url: None,
             client_id: None,
@@ -91,6 +96,29 @@ impl McpOAuth {
         })
         .preregistered(client_id, Some(secret.into()));
         oauth.client_credentials = true;
+        oauth
+    }
+
+    /// OAuth for a client acting on its own behalf, with no user, that proves who it is with a
+    /// JWT it signs with its private key instead of a secret: the client-credentials grant with
+    /// `private_key_jwt` client authentication (RFC 7523; SEP-1046). `private_key_pem` is the
+    /// key whose public half is registered with the authorization server (PEM: PKCS#8, or
+    /// PKCS#1 for RSA), `algorithm` one of `RS256`, `RS384`, `RS512`, `PS256`, `PS384`,
+    /// `PS512`, `ES256`, `ES384`. Each token request carries a fresh assertion (`iss` and `sub`
+    /// the client id, `aud` the authorization server's issuer, valid for five minutes, a new
+    /// `jti`). A key or algorithm that cannot sign fails the first connection with the reason;
+    /// the key is never logged.
+    pub fn client_credentials_jwt(
+        client_id: impl Into<String>,
+        private_key_pem: impl Into<String>,
+        algorithm: &str,
+    ) -> Self {
+        let mut oauth = McpOAuth::client_credentials(client_id, String::new());
+        oauth.client_secret = None;
+        oauth.signing_key = Some(SigningKey {
+            pem: Secret(private_key_pem.into()),
+            algorithm: algorithm.to_owned(),
+        });
         oauth
     }
 
@@ -141,6 +169,7 @@ impl McpOAuth {
         http: OAuthClients,
         challenge: &str,
     ) -> Result<AuthorizationManager, String> {
+        let token_http = http.stop.clone();
         let client = Arc::new(OAuthHttp {
             follow: http.follow,
             stop: http.stop,
@@ -153,6 +182,13 @@ impl McpOAuth {
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(|e| format!("could not discover the authorization server: {e}"))?;
+        if let (true, Some(key)) = (self.client_credentials, &self.signing_key) {
+            // The token goes into the store, where the manager reads it.
+            self.signed_client_credentials(key, &metadata.metadata, url, &token_http)
+                .await?;
+            manager.set_metadata(metadata.metadata);
+            return Ok(manager);
+        }
         manager.set_metadata(metadata.metadata);
         if self.client_credentials {
             return self.client_credentials_grant(manager, url).await;
@@ -219,11 +255,171 @@ impl McpOAuth {
     }
 }
 
+impl McpOAuth {
+    /// The client-credentials grant authenticated by a signed JWT (`private_key_jwt`): the
+    /// token request made here (rmcp's own makes its futures `!Send`), the token put in the
+    /// credential store for the manager.
+    async fn signed_client_credentials(
+        &self,
+        key: &SigningKey,
+        metadata: &AuthorizationMetadata,
+        url: &str,
+        http: &reqwest::Client,
+    ) -> Result<(), String> {
+        let Some(client_id) = &self.client_id else {
+            return Err("the client-credentials grant needs a client id".into());
+        };
+        let issuer = metadata.issuer.as_deref().ok_or(
+            "the authorization server's metadata names no issuer, the audience of the client's \
+             signed assertion",
+        )?;
+        // The assertion proves the client's identity: it goes over TLS, or stays on this host.
+        let endpoint = reqwest::Url::parse(&metadata.token_endpoint).map_err(|e| {
+            format!(
+                "the token endpoint `{}` is not a URL: {e}",
+                metadata.token_endpoint
+            )
+        })?;
+        let local = matches!(
+            endpoint.host_str(),
+            Some("localhost" | "127.0.0.1" | "[::1]")
+        );
+        if endpoint.scheme() != "https" && !local {
+            return Err(format!(
+                "the token endpoint {endpoint} is not HTTPS: a signed client assertion is sent \
+                 only over TLS (or to this host)"
+            ));
+        }
+        let assertion = key.assertion(client_id, issuer)?;
+        let mut form = vec![
+            ("grant_type", "client_credentials".to_owned()),
+            (
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
+            ),
+            ("client_assertion", assertion),
+            ("resource", url.to_owned()),
+        ];
+        if !self.scopes.is_empty() {
+            form.push(("scope", self.scopes.join(" ")));
+        }
+        let response = http
+            .post(&metadata.token_endpoint)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| {
+                format!(
+                    "the token request to {} failed: {e}",
+                    metadata.token_endpoint
+                )
+            })?;
+        let status = response.status();
+        let body = response
+            .text()
+            .await
+            .map_err(|e| format!("the token response could not be read: {e}"))?;
+        if !status.is_success() {
+            let error: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            return Err(format!(
+                "the authorization server did not issue a token (HTTP {status}): {} {}",
+                error["error"].as_str().unwrap_or("no error code"),
+                error["error_description"].as_str().unwrap_or_default()
+            ));
+        }
+        let token: OAuthTokenResponse = serde_json::from_str(&body)
+            .map_err(|e| format!("the token response is not an OAuth token response: {e}"))?;
+        let received = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .ok();
+        let credentials = StoredCredentials::new(
+            client_id.clone(),
+            Some(token),
+            self.scopes.clone(),
+            received,
+        );
+        self.store
+            .save(credentials)
+            .await
+            .map_err(|e| format!("the token could not be stored: {e}"))
+    }
+}
+
+/// The private key a client signs its JWT assertions with, and the algorithm. Never logged.
+#[derive(Clone)]
+pub(crate) struct SigningKey {
+    pem: Secret,
+    algorithm: String,
+}
+
+impl SigningKey {
+    /// A client assertion (RFC 7523) for `client_id` to the authorization server `audience`.
+    fn assertion(&self, client_id: &str, audience: &str) -> Result<String, String> {
+        use jsonwebtoken::{Algorithm, EncodingKey, Header};
+        let algorithm: Algorithm = self.algorithm.parse().map_err(|_| {
+            format!(
+                "`{}` is not a JWT signing algorithm (RS256, RS384, RS512, PS256, PS384, PS512, \
+                 ES256, ES384)",
+                self.algorithm
+            )
+        })?;
+        let pem = self.pem.0.as_bytes();
+        let key = match algorithm {
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem).map_err(|e| {
+                format!(
+                    "{} needs an EC private key in PEM (PKCS#8, `BEGIN PRIVATE KEY`); this one \
+                     could not be read as one: {e}",
+                    self.algorithm
+                )
+            })?,
+            Algorithm::RS256
+            | Algorithm::RS384
+            | Algorithm::RS512
+            | Algorithm::PS256
+            | Algorithm::PS384
+            | Algorithm::PS512 => EncodingKey::from_rsa_pem(pem).map_err(|e| {
+                format!(
+                    "{} needs an RSA private key in PEM (`BEGIN PRIVATE KEY` or `BEGIN RSA \
+                     PRIVATE KEY`); this one could not be read as one: {e}",
+                    self.algorithm
+                )
+            })?,
+            other => {
+                return Err(format!(
+                    "{other:?} signs with a shared secret, not a private key: use an RSA or EC \
+                     algorithm"
+                ));
+            }
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let claims = serde_json::json!({
+            "iss": client_id,
+            "sub": client_id,
+            "aud": audience,
+            "iat": now,
+            "exp": now + 300,
+            "jti": format!("{:032x}", fastrand::u128(..)),
+        });
+        let mut header = Header::new(algorithm);
+        header.typ = Some("JWT".to_owned());
+        jsonwebtoken::encode(&header, &claims, &key)
+            .map_err(|e| format!("the client assertion could not be signed: {e}"))
+    }
+}
+
 impl fmt::Debug for McpOAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpOAuth")
             .field("redirect_uri", &self.redirect_uri)
             .field("client_credentials", &self.client_credentials)
+            .field(
+                "signing_algorithm",
+                &self.signing_key.as_ref().map(|k| &k.algorithm),
+            )
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.metadata_url)
             .field("client_id", &self.client_id)
@@ -321,5 +517,87 @@ mod tests {
             "{shown}"
         );
         assert!(!shown.contains("s3cret"), "{shown}");
+        let jwt =
+            McpOAuth::client_credentials_jwt("client-2", "-----BEGIN PRIVATE KEY-----x", "ES256");
+        let shown = format!("{jwt:?}");
+        assert!(
+            shown.contains("ES256") && !shown.contains("BEGIN"),
+            "{shown}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod jwt_tests {
+    //! Keys made for these tests only (`openssl genpkey`), never used anywhere else.
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    use super::SigningKey;
+    use crate::endpoint::Secret;
+
+    const EC: &str = include_str!("testdata/ec-p256.pem");
+    const RSA_PKCS8: &str = include_str!("testdata/rsa-pkcs8.pem");
+    const RSA_PKCS1: &str = include_str!("testdata/rsa-pkcs1.pem");
+
+    fn key(pem: &str, algorithm: &str) -> SigningKey {
+        SigningKey {
+            pem: Secret(pem.to_owned()),
+            algorithm: algorithm.to_owned(),
+        }
+    }
+
+    fn part(token: &str, n: usize) -> serde_json::Value {
+        let part = token.split('.').nth(n).unwrap();
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_assertion_names_the_client_and_the_server_and_is_signed() {
+        for (pem, algorithm) in [
+            (EC, "ES256"),
+            (RSA_PKCS8, "RS256"),
+            (RSA_PKCS1, "RS256"),
+            (RSA_PKCS8, "PS384"),
+        ] {
+            let token = key(pem, algorithm)
+                .assertion("agent", "https://auth.example")
+                .unwrap_or_else(|e| panic!("{algorithm}: {e}"));
+            assert_eq!(token.split('.').count(), 3, "{token}");
+            assert_eq!(part(&token, 0)["alg"], algorithm);
+            let claims = part(&token, 1);
+            assert_eq!(claims["iss"], "agent");
+            assert_eq!(claims["sub"], "agent");
+            assert_eq!(claims["aud"], "https://auth.example");
+            let (iat, exp) = (
+                claims["iat"].as_u64().unwrap(),
+                claims["exp"].as_u64().unwrap(),
+            );
+            assert_eq!(exp - iat, 300);
+            assert_eq!(claims["jti"].as_str().unwrap().len(), 32);
+            assert!(!token.split('.').nth(2).unwrap().is_empty(), "signed");
+        }
+        let one = key(EC, "ES256").assertion("a", "b").unwrap();
+        let two = key(EC, "ES256").assertion("a", "b").unwrap();
+        assert_ne!(
+            part(&one, 1)["jti"],
+            part(&two, 1)["jti"],
+            "a new jti each time"
+        );
+    }
+
+    #[test]
+    fn a_key_that_cannot_sign_says_why() {
+        let refused =
+            |pem: &str, algorithm: &str| key(pem, algorithm).assertion("a", "b").unwrap_err();
+        let wrong = refused(EC, "RS256");
+        assert!(wrong.contains("needs an RSA private key"), "{wrong}");
+        assert!(refused(RSA_PKCS1, "ES256").contains("needs an EC private key"));
+        assert!(refused(EC, "HS256").contains("shared secret"));
+        assert!(refused(EC, "XY123").contains("not a JWT signing algorithm"));
+        assert!(refused("not a key", "ES256").contains("could not be read"));
+        // The key's text is never in an error.
+        let error = refused(RSA_PKCS1, "ES256");
+        assert!(!error.contains("MII"), "{error}");
     }
 }
