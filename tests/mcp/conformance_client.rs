@@ -97,6 +97,24 @@ fn oauth(scenario: &str) -> McpOAuth {
             return McpOAuth::client_credentials(id, secret);
         }
     }
+    // Enterprise-managed (SEP-990): the user's ID token from the organization's sign-on, which
+    // the scenario hands over as an application's SSO would.
+    if let (Some(id), Some(secret), Some(idp), Some(token)) = (
+        id,
+        secret,
+        context["idp_token_endpoint"].as_str(),
+        context["idp_id_token"].as_str(),
+    ) {
+        let token = token.to_owned();
+        let mut oauth = McpOAuth::cross_app_access(id, secret, idp, move || {
+            let token = token.clone();
+            async move { Ok(token) }
+        });
+        if let Some(idp_client) = context["idp_client_id"].as_str() {
+            oauth = oauth.idp_client_id(idp_client);
+        }
+        return oauth;
+    }
     let mut oauth = McpOAuth::new("http://localhost:3000/callback", browser)
         .client_name("agent-toolkit conformance client")
         .client_metadata_url("https://conformance-test.local/client-metadata.json");

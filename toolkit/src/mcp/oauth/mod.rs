@@ -10,13 +10,16 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationMetadata, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, CredentialStore, InMemoryCredentialStore, OAuthHttpClient,
-    OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest, OAuthTokenResponse,
-    StoredCredentials,
+    AuthorizationManager, AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig,
+    CredentialStore, InMemoryCredentialStore, OAuthHttpClient, OAuthHttpClientFuture,
+    OAuthHttpRedirectPolicy, OAuthHttpRequest,
 };
 
 use crate::endpoint::Secret;
+
+mod grants;
+
+use grants::{CrossApp, SigningKey};
 
 /// The browser step: given the authorization URL, send the user there and return the URL the
 /// authorization server redirected back to (the redirect URI with `code` and `state`).
@@ -57,6 +60,9 @@ pub struct McpOAuth {
     /// For that grant, the client authenticates with a JWT signed by this key (`private_key_jwt`)
     /// instead of a secret.
     pub(crate) signing_key: Option<SigningKey>,
+    /// Enterprise-managed authorization: a token got with the user's ID token from an identity
+    /// provider, instead of a browser step.
+    pub(crate) cross_app: Option<CrossApp>,
     pub(crate) client_name: Option<String>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) client_id: Option<String>,
@@ -78,6 +84,7 @@ impl McpOAuth {
             authorize: Arc::new(move |url| Box::pin(authorize(url))),
             client_credentials: false,
             signing_key: None,
+            cross_app: None,
             client_name: None,
             metadata_url: None,
             client_id: None,
@@ -115,11 +122,47 @@ impl McpOAuth {
     ) -> Self {
         let mut oauth = McpOAuth::client_credentials(client_id, String::new());
         oauth.client_secret = None;
-        oauth.signing_key = Some(SigningKey {
-            pem: Secret(private_key_pem.into()),
-            algorithm: algorithm.to_owned(),
+        oauth.signing_key = Some(SigningKey::new(private_key_pem.into(), algorithm));
+        oauth
+    }
+
+    /// Enterprise-managed authorization (cross-app access, SEP-990): the user signed in to
+    /// their organization's identity provider, and the MCP server's authorization server trusts
+    /// it. No browser step: `id_token` returns the user's ID token from your single sign-on
+    /// (called each time a token is needed); the client exchanges it at the identity provider's
+    /// token endpoint (`idp_token_endpoint`, RFC 8693) for an identity assertion grant naming
+    /// this authorization server and MCP server, then that grant at the authorization server
+    /// (a JWT bearer grant, RFC 7523, the client authenticated by `client_id` and
+    /// `client_secret`) for an access token. Both requests go over TLS (or to this host).
+    pub fn cross_app_access<F, Fut>(
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        idp_token_endpoint: impl Into<String>,
+        id_token: F,
+    ) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let mut oauth = McpOAuth::new("", |_url: String| async {
+            Err::<String, _>("cross-app access has no browser step".to_owned())
+        })
+        .preregistered(client_id, Some(client_secret.into()));
+        oauth.cross_app = Some(CrossApp {
+            idp_token_endpoint: idp_token_endpoint.into(),
+            idp_client_id: None,
+            id_token: Arc::new(move || Box::pin(id_token())),
         });
         oauth
+    }
+
+    /// With [`cross_app_access`](Self::cross_app_access): this client's id at the identity
+    /// provider, sent with the token exchange.
+    pub fn idp_client_id(mut self, id: impl Into<String>) -> Self {
+        if let Some(cross) = &mut self.cross_app {
+            cross.idp_client_id = Some(id.into());
+        }
+        self
     }
 
     /// The client's name, for dynamic registration.
@@ -182,10 +225,15 @@ impl McpOAuth {
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(|e| format!("could not discover the authorization server: {e}"))?;
+        // Grants made here: the token goes into the store, where the manager reads it.
         if let (true, Some(key)) = (self.client_credentials, &self.signing_key) {
-            // The token goes into the store, where the manager reads it.
-            self.signed_client_credentials(key, &metadata.metadata, url, &token_http)
+            grants::signed_client_credentials(self, key, &metadata.metadata, url, &token_http)
                 .await?;
+            manager.set_metadata(metadata.metadata);
+            return Ok(manager);
+        }
+        if let Some(cross) = &self.cross_app {
+            grants::cross_app_access(self, cross, &metadata.metadata, url, &token_http).await?;
             manager.set_metadata(metadata.metadata);
             return Ok(manager);
         }
@@ -255,162 +303,6 @@ impl McpOAuth {
     }
 }
 
-impl McpOAuth {
-    /// The client-credentials grant authenticated by a signed JWT (`private_key_jwt`): the
-    /// token request made here (rmcp's own makes its futures `!Send`), the token put in the
-    /// credential store for the manager.
-    async fn signed_client_credentials(
-        &self,
-        key: &SigningKey,
-        metadata: &AuthorizationMetadata,
-        url: &str,
-        http: &reqwest::Client,
-    ) -> Result<(), String> {
-        let Some(client_id) = &self.client_id else {
-            return Err("the client-credentials grant needs a client id".into());
-        };
-        let issuer = metadata.issuer.as_deref().ok_or(
-            "the authorization server's metadata names no issuer, the audience of the client's \
-             signed assertion",
-        )?;
-        // The assertion proves the client's identity: it goes over TLS, or stays on this host.
-        let endpoint = reqwest::Url::parse(&metadata.token_endpoint).map_err(|e| {
-            format!(
-                "the token endpoint `{}` is not a URL: {e}",
-                metadata.token_endpoint
-            )
-        })?;
-        let local = matches!(
-            endpoint.host_str(),
-            Some("localhost" | "127.0.0.1" | "[::1]")
-        );
-        if endpoint.scheme() != "https" && !local {
-            return Err(format!(
-                "the token endpoint {endpoint} is not HTTPS: a signed client assertion is sent \
-                 only over TLS (or to this host)"
-            ));
-        }
-        let assertion = key.assertion(client_id, issuer)?;
-        let mut form = vec![
-            ("grant_type", "client_credentials".to_owned()),
-            (
-                "client_assertion_type",
-                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
-            ),
-            ("client_assertion", assertion),
-            ("resource", url.to_owned()),
-        ];
-        if !self.scopes.is_empty() {
-            form.push(("scope", self.scopes.join(" ")));
-        }
-        let response = http
-            .post(&metadata.token_endpoint)
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| {
-                format!(
-                    "the token request to {} failed: {e}",
-                    metadata.token_endpoint
-                )
-            })?;
-        let status = response.status();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| format!("the token response could not be read: {e}"))?;
-        if !status.is_success() {
-            let error: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
-            return Err(format!(
-                "the authorization server did not issue a token (HTTP {status}): {} {}",
-                error["error"].as_str().unwrap_or("no error code"),
-                error["error_description"].as_str().unwrap_or_default()
-            ));
-        }
-        let token: OAuthTokenResponse = serde_json::from_str(&body)
-            .map_err(|e| format!("the token response is not an OAuth token response: {e}"))?;
-        let received = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .ok();
-        let credentials = StoredCredentials::new(
-            client_id.clone(),
-            Some(token),
-            self.scopes.clone(),
-            received,
-        );
-        self.store
-            .save(credentials)
-            .await
-            .map_err(|e| format!("the token could not be stored: {e}"))
-    }
-}
-
-/// The private key a client signs its JWT assertions with, and the algorithm. Never logged.
-#[derive(Clone)]
-pub(crate) struct SigningKey {
-    pem: Secret,
-    algorithm: String,
-}
-
-impl SigningKey {
-    /// A client assertion (RFC 7523) for `client_id` to the authorization server `audience`.
-    fn assertion(&self, client_id: &str, audience: &str) -> Result<String, String> {
-        use jsonwebtoken::{Algorithm, EncodingKey, Header};
-        let algorithm: Algorithm = self.algorithm.parse().map_err(|_| {
-            format!(
-                "`{}` is not a JWT signing algorithm (RS256, RS384, RS512, PS256, PS384, PS512, \
-                 ES256, ES384)",
-                self.algorithm
-            )
-        })?;
-        let pem = self.pem.0.as_bytes();
-        let key = match algorithm {
-            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem).map_err(|e| {
-                format!(
-                    "{} needs an EC private key in PEM (PKCS#8, `BEGIN PRIVATE KEY`); this one \
-                     could not be read as one: {e}",
-                    self.algorithm
-                )
-            })?,
-            Algorithm::RS256
-            | Algorithm::RS384
-            | Algorithm::RS512
-            | Algorithm::PS256
-            | Algorithm::PS384
-            | Algorithm::PS512 => EncodingKey::from_rsa_pem(pem).map_err(|e| {
-                format!(
-                    "{} needs an RSA private key in PEM (`BEGIN PRIVATE KEY` or `BEGIN RSA \
-                     PRIVATE KEY`); this one could not be read as one: {e}",
-                    self.algorithm
-                )
-            })?,
-            other => {
-                return Err(format!(
-                    "{other:?} signs with a shared secret, not a private key: use an RSA or EC \
-                     algorithm"
-                ));
-            }
-        };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let claims = serde_json::json!({
-            "iss": client_id,
-            "sub": client_id,
-            "aud": audience,
-            "iat": now,
-            "exp": now + 300,
-            "jti": format!("{:032x}", fastrand::u128(..)),
-        });
-        let mut header = Header::new(algorithm);
-        header.typ = Some("JWT".to_owned());
-        jsonwebtoken::encode(&header, &claims, &key)
-            .map_err(|e| format!("the client assertion could not be signed: {e}"))
-    }
-}
-
 impl fmt::Debug for McpOAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpOAuth")
@@ -418,7 +310,11 @@ impl fmt::Debug for McpOAuth {
             .field("client_credentials", &self.client_credentials)
             .field(
                 "signing_algorithm",
-                &self.signing_key.as_ref().map(|k| &k.algorithm),
+                &self.signing_key.as_ref().map(SigningKey::algorithm),
+            )
+            .field(
+                "cross_app_idp",
+                &self.cross_app.as_ref().map(|c| &c.idp_token_endpoint),
             )
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.metadata_url)
@@ -524,80 +420,5 @@ mod tests {
             shown.contains("ES256") && !shown.contains("BEGIN"),
             "{shown}"
         );
-    }
-}
-
-#[cfg(test)]
-mod jwt_tests {
-    //! Keys made for these tests only (`openssl genpkey`), never used anywhere else.
-    use base64::Engine;
-    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-    use super::SigningKey;
-    use crate::endpoint::Secret;
-
-    const EC: &str = include_str!("testdata/ec-p256.pem");
-    const RSA_PKCS8: &str = include_str!("testdata/rsa-pkcs8.pem");
-    const RSA_PKCS1: &str = include_str!("testdata/rsa-pkcs1.pem");
-
-    fn key(pem: &str, algorithm: &str) -> SigningKey {
-        SigningKey {
-            pem: Secret(pem.to_owned()),
-            algorithm: algorithm.to_owned(),
-        }
-    }
-
-    fn part(token: &str, n: usize) -> serde_json::Value {
-        let part = token.split('.').nth(n).unwrap();
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn an_assertion_names_the_client_and_the_server_and_is_signed() {
-        for (pem, algorithm) in [
-            (EC, "ES256"),
-            (RSA_PKCS8, "RS256"),
-            (RSA_PKCS1, "RS256"),
-            (RSA_PKCS8, "PS384"),
-        ] {
-            let token = key(pem, algorithm)
-                .assertion("agent", "https://auth.example")
-                .unwrap_or_else(|e| panic!("{algorithm}: {e}"));
-            assert_eq!(token.split('.').count(), 3, "{token}");
-            assert_eq!(part(&token, 0)["alg"], algorithm);
-            let claims = part(&token, 1);
-            assert_eq!(claims["iss"], "agent");
-            assert_eq!(claims["sub"], "agent");
-            assert_eq!(claims["aud"], "https://auth.example");
-            let (iat, exp) = (
-                claims["iat"].as_u64().unwrap(),
-                claims["exp"].as_u64().unwrap(),
-            );
-            assert_eq!(exp - iat, 300);
-            assert_eq!(claims["jti"].as_str().unwrap().len(), 32);
-            assert!(!token.split('.').nth(2).unwrap().is_empty(), "signed");
-        }
-        let one = key(EC, "ES256").assertion("a", "b").unwrap();
-        let two = key(EC, "ES256").assertion("a", "b").unwrap();
-        assert_ne!(
-            part(&one, 1)["jti"],
-            part(&two, 1)["jti"],
-            "a new jti each time"
-        );
-    }
-
-    #[test]
-    fn a_key_that_cannot_sign_says_why() {
-        let refused =
-            |pem: &str, algorithm: &str| key(pem, algorithm).assertion("a", "b").unwrap_err();
-        let wrong = refused(EC, "RS256");
-        assert!(wrong.contains("needs an RSA private key"), "{wrong}");
-        assert!(refused(RSA_PKCS1, "ES256").contains("needs an EC private key"));
-        assert!(refused(EC, "HS256").contains("shared secret"));
-        assert!(refused(EC, "XY123").contains("not a JWT signing algorithm"));
-        assert!(refused("not a key", "ES256").contains("could not be read"));
-        // The key's text is never in an error.
-        let error = refused(RSA_PKCS1, "ES256");
-        assert!(!error.contains("MII"), "{error}");
     }
 }
