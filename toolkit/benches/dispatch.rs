@@ -5,8 +5,13 @@
 //!   (`serde_json::from_str` into the argument struct, a direct call, `serde_json::to_string`).
 //! - `definitions/*`: `Toolkit::definitions()` with 10,000 tools in 100 groups, right after a
 //!   group toggle (cache rebuilt) and when cached.
+//! - `dispatch_traced/*` (with the `otel` feature): the same call with no subscriber, with a
+//!   `fmt` layer writing to a sink, with `tracing-opentelemetry` over an SDK tracer provider
+//!   whose batch processor exports to nowhere (every span built, sampled, ended and queued, as
+//!   with an OTLP exporter), and the last with content recording on.
 //!
-//! Run with `cargo bench -p agent-toolkit --bench dispatch`.
+//! Run with `cargo bench -p agent-toolkit --bench dispatch` (add `--features otel` for the
+//! traced group).
 
 use std::future::Future;
 use std::hint::black_box;
@@ -192,5 +197,91 @@ fn definitions(c: &mut Criterion) {
     group.finish();
 }
 
+/// An exporter that drops what it gets: the cost measured is the spans', not a network's.
+#[cfg(feature = "otel")]
+#[derive(Debug)]
+struct Discard;
+
+#[cfg(feature = "otel")]
+impl opentelemetry_sdk::trace::SpanExporter for Discard {
+    async fn export(
+        &self,
+        batch: Vec<opentelemetry_sdk::trace::SpanData>,
+    ) -> opentelemetry_sdk::error::OTelSdkResult {
+        black_box(batch);
+        Ok(())
+    }
+}
+
+#[cfg(feature = "otel")]
+fn dispatch_traced(c: &mut Criterion) {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let plain = Toolkit::builder().register(Add3).build().unwrap();
+    let with_content = Toolkit::builder()
+        .register(Add3)
+        .trace_content(true)
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    let call = ToolCall::new("call_1", "add3", ARGS);
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut run = |b: &mut criterion::Bencher, toolkit: &Toolkit| {
+        b.iter_batched(
+            || call.clone(),
+            |call| {
+                let mut fut = pin!(toolkit.call(call, &ctx));
+                match fut.as_mut().poll(&mut cx) {
+                    Poll::Ready(result) => black_box(result.model_text().len()),
+                    Poll::Pending => unreachable!("add3 never waits"),
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    };
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(Discard)
+        .build();
+    let otel = || {
+        tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench")))
+    };
+    let fmt = || {
+        tracing_subscriber::registry().with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::sink)
+                .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+        )
+    };
+
+    let mut group = c.benchmark_group("dispatch_traced");
+    group.bench_function("no_subscriber", |b| run(b, &plain));
+    group.bench_function("fmt_to_sink", |b| {
+        let _on = tracing::subscriber::set_default(fmt());
+        run(b, &plain)
+    });
+    group.bench_function("opentelemetry", |b| {
+        let _on = tracing::subscriber::set_default(otel());
+        run(b, &plain)
+    });
+    group.bench_function("opentelemetry_with_content", |b| {
+        let _on = tracing::subscriber::set_default(otel());
+        run(b, &with_content)
+    });
+    group.finish();
+    let _ = provider.shutdown();
+}
+
+#[cfg(feature = "otel")]
+criterion_group!(
+    benches,
+    dispatch,
+    dispatch_realistic,
+    definitions,
+    dispatch_traced
+);
+#[cfg(not(feature = "otel"))]
 criterion_group!(benches, dispatch, dispatch_realistic, definitions);
 criterion_main!(benches);

@@ -46,6 +46,27 @@ pub(crate) fn content_from_env() -> bool {
     })
 }
 
+/// Content on: the call's arguments on its span. Out of line, so that the path without content
+/// stays as it was.
+#[cold]
+#[inline(never)]
+fn record_arguments(span: &tracing::Span, inv: &ToolInvocation) {
+    if !span.is_disabled()
+        && let Ok(args) = &inv.args
+    {
+        span.record("gen_ai.tool.call.arguments", args.recorded_text().as_ref());
+    }
+}
+
+/// Content on: the call's result on its span.
+#[cold]
+#[inline(never)]
+fn record_result(span: &tracing::Span, output: &crate::tool::ToolOutput) {
+    if !span.is_disabled() {
+        span.record("gen_ai.tool.call.result", output.as_text());
+    }
+}
+
 /// Runs each invocation inside its `execute_tool` span.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Trace {
@@ -59,13 +80,12 @@ impl<S: StackService> Middleware<S> for Trace {
     #[inline]
     fn call(&self, inner: &mut S, inv: ToolInvocation) -> Self::Future {
         let span = span(&inv.info().tool_name, &inv.info().call_id);
-        let content = self.content && !span.is_disabled();
-        if content && let Ok(args) = &inv.args {
-            span.record("gen_ai.tool.call.arguments", args.recorded_text().as_ref());
+        if self.content {
+            record_arguments(&span, &inv);
         }
         let attempts = inv.attempt_counter();
         let future = span.in_scope(|| inner.call(inv));
-        TraceFuture::new(future, span, attempts, content)
+        TraceFuture::new(future, span, attempts, self.content)
     }
 }
 
@@ -112,8 +132,7 @@ impl<F: Future<Output = Outcome>> Future for TraceFuture<F> {
         match &result {
             Ok(output) => {
                 if *this.content {
-                    this.span
-                        .record("gen_ai.tool.call.result", output.as_text());
+                    record_result(this.span, output);
                 }
                 tracing::debug!("tool call succeeded")
             }
