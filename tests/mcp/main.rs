@@ -18,6 +18,8 @@ mod call_timeout;
 #[cfg(feature = "interop")]
 mod conformance;
 mod fixture;
+#[cfg(feature = "interop")]
+mod forwarded;
 mod https;
 #[cfg(feature = "interop")]
 mod import;

@@ -161,6 +161,18 @@ fn in_memory(report: Value) {
     for id in report["created_ids"].as_array().unwrap() {
         assert!(listed.contains(id), "{report:#}");
     }
+    // The session was told when its two tasks ended (`notifications/tasks/status`).
+    let created = &report["created_ids"];
+    let mut notified = report["status_notifications"].as_array().unwrap().clone();
+    notified.sort_by_key(|n| n["status"].to_string());
+    assert_eq!(
+        Value::Array(notified),
+        json!([
+            {"id": created[0], "status": "cancelled"},
+            {"id": created[1], "status": "failed"},
+        ]),
+        "{report:#}"
+    );
 }
 
 /// The official TypeScript SDK's experimental tasks client: it learns from the listing that

@@ -9,6 +9,10 @@ Usage: mcp_tasks_client.py --url URL | --stdio EXE   --phase start|finish|in-pro
   (`tasks/get`, `tasks/list`), waits for its result (`tasks/result`), and cannot cancel it.
 - in-process: cancellation, a failing task, refusals, and a plain call of a background tool.
 
+- every phase: the `notifications/tasks/status` the session was sent (mcp 2.3 keeps that method
+  out of its core tables; a client extension observes it, validated as the SDK's
+  `TaskStatusNotificationParams`).
+
 Every answer is validated with the SDK's own types of revision 2025-11-25 (`mcp_types`).
 mcp 2.3 has those types but no call API for tasks; requests go through the session's
 `send_request` where its result check knows the method, and through its dispatcher for a
@@ -23,7 +27,29 @@ import json
 import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
+from mcp.client.extension import ClientExtension, NotificationBinding
 from mcp.shared.exceptions import MCPError
+
+
+class TaskStatus(ClientExtension):
+    """Observes `notifications/tasks/status`."""
+
+    identifier = "dev.agent-toolkit.test/task-status"
+
+    def __init__(self):
+        self.seen = []
+
+    def notifications(self):
+        async def seen(params):
+            self.seen.append({"id": params.task_id, "status": params.status})
+
+        return [
+            NotificationBinding(
+                method="notifications/tasks/status",
+                params_type=types.TaskStatusNotificationParams,
+                handler=seen,
+            )
+        ]
 
 
 def text_of(result):
@@ -151,7 +177,8 @@ async def main() -> None:
     report: dict = {"errors": []}
     try:
         server = StdioServerParameters(command=args.stdio, args=["stdio"]) if args.stdio else args.url
-        async with Client(server, mode="legacy") as client:
+        status = TaskStatus()
+        async with Client(server, mode="legacy", extensions=[status]) as client:
             report["protocol_version"] = client.protocol_version
             if args.phase == "start":
                 await start(client, report)
@@ -159,6 +186,11 @@ async def main() -> None:
                 await finish(client, report, args.task)
             else:
                 await in_process(client, report)
+                # The notifications of the tasks that ended come while the session lasts.
+                with anyio.move_on_after(5):
+                    while len(status.seen) < 2:
+                        await anyio.sleep(0.05)
+        report["status_notifications"] = status.seen
     except Exception as e:  # reported, never hidden
         report["errors"].append(f"{type(e).__name__}: {e}")
     print(json.dumps(report))

@@ -309,7 +309,7 @@ pub(crate) trait CallerSource: Send + Sync {
 }
 
 /// Who a call asks: a [`Caller`] in its context; else the [`CallerSource`]'s for the call.
-fn caller_of(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
+pub(crate) fn caller_of(ctx: &ToolContext) -> Option<Arc<dyn Caller>> {
     if let Some(caller) = ctx.get::<Arc<dyn Caller>>() {
         return Some((*caller).clone());
     }

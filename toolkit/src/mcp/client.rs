@@ -28,10 +28,11 @@ use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::error::McpError;
+use super::forwarding::{Asking, CallAskers, Route};
 use super::progress::{McpProgress, ProgressRouter};
 use super::target::{Answerer, McpClientOptions, McpEra, McpTarget};
 use super::types::CallToolResult;
-use crate::context::{Elicitation, Elicited, Sampling};
+use crate::context::{AskError, Caller, Elicitation, Elicited, Sampled, Sampling};
 use crate::error::Cause;
 use crate::tls::TrustedRoots;
 use crate::util::{OnDrop, json_kind};
@@ -180,8 +181,14 @@ pub(super) struct ClientInner {
     options: McpClientOptions,
     connection: tokio::sync::Mutex<Option<Connection>>,
     progress: Arc<ProgressRouter>,
+    /// With [`McpClientOptions::forward_questions`]: the calls in flight whose questions go
+    /// to their own asker.
+    askers: Arc<CallAskers>,
     /// Bumped by every `notifications/tools/list_changed` and every reconnection.
     pub(super) tools_changed: watch::Sender<u64>,
+    /// Bumped by every `notifications/tasks/status`: a task may have ended, so the calls
+    /// waiting for tasks look now instead of at their next poll.
+    task_statuses: watch::Sender<u64>,
     /// With [`McpClientOptions::oauth`]: the authorization that supplies the bearer token of
     /// every connection, once the flow ran.
     oauth: tokio::sync::Mutex<Option<AuthorizationManager>>,
@@ -213,7 +220,9 @@ impl McpClient {
                 options,
                 connection: tokio::sync::Mutex::new(None),
                 progress: Arc::default(),
+                askers: Arc::default(),
                 tools_changed: watch::Sender::new(0),
+                task_statuses: watch::Sender::new(0),
                 oauth: tokio::sync::Mutex::new(None),
                 oauth_challenge: std::sync::Mutex::new(None),
             }),
@@ -298,18 +307,34 @@ impl McpClient {
         &self,
         name: &str,
         arguments: Value,
+        on_progress: impl FnMut(McpProgress) + Send,
+    ) -> Result<CallToolResult, McpError> {
+        self.call_tool_asking(name, arguments, on_progress, None)
+            .await
+    }
+
+    /// [`call_tool_with_progress`](Self::call_tool_with_progress), the server's questions
+    /// during the call going to `asking` when the options forward them.
+    pub(super) async fn call_tool_asking(
+        &self,
+        name: &str,
+        arguments: Value,
         mut on_progress: impl FnMut(McpProgress) + Send,
+        asking: Option<Asking>,
     ) -> Result<CallToolResult, McpError> {
         // Only with OAuth may a refused call be sent again, so only then is a copy kept.
         if self.inner.options.oauth.is_none() {
-            return self.call_tool_once(name, arguments, on_progress).await;
+            return self
+                .call_tool_once(name, arguments, on_progress, asking)
+                .await;
         }
         match self
-            .call_tool_once(name, arguments.clone(), &mut on_progress)
+            .call_tool_once(name, arguments.clone(), &mut on_progress, asking.clone())
             .await
         {
             Err(McpError::Unauthorized { .. }) if self.reauthorizes() => {
-                self.call_tool_once(name, arguments, &mut on_progress).await
+                self.call_tool_once(name, arguments, &mut on_progress, asking)
+                    .await
             }
             other => other,
         }
@@ -320,6 +345,7 @@ impl McpClient {
         name: &str,
         arguments: Value,
         mut on_progress: impl FnMut(McpProgress) + Send,
+        asking: Option<Asking>,
     ) -> Result<CallToolResult, McpError> {
         let arguments = match arguments {
             Value::Object(map) => Some(map),
@@ -348,6 +374,15 @@ impl McpClient {
             Err(e) => return Err(self.failure("tools/call", generation, e).await),
         };
         let mut progress = self.inner.progress.subscribe(handle.progress_token.clone());
+        // Every call is registered when questions are forwarded, so that a question of a call
+        // that names no asker goes to the handlers, not to another call.
+        let _asking = self.inner.options.forward_questions.then(|| {
+            let asking = asking.unwrap_or_else(|| Asking {
+                caller: None,
+                paused: Arc::default(),
+            });
+            self.inner.askers.register(handle.id.clone(), asking)
+        });
         let cancel = cancel_on_drop(peer.clone(), handle.id.clone());
         let mut reported = false;
         let timeout = self.inner.options.call_timeout;
@@ -455,6 +490,7 @@ impl McpClient {
             })
         };
         let mut task = created.get("task").cloned().unwrap_or_default();
+        let mut statuses = self.inner.task_statuses.subscribe();
         loop {
             let status = task
                 .get("status")
@@ -468,7 +504,11 @@ impl McpClient {
                 .and_then(Value::as_u64)
                 .unwrap_or(500)
                 .clamp(50, 5_000);
-            tokio::time::sleep(Duration::from_millis(poll)).await;
+            // Polled as the server asks; a status notification (of any task) looks at once.
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(poll)) => {}
+                _ = statuses.changed() => {}
+            }
             task = self
                 .custom(&peer, generation, "tasks/get", id.clone())
                 .await?;
@@ -801,7 +841,9 @@ impl ClientInner {
     ) -> Result<RunningService<RoleClient, ClientSide>, Failed> {
         let handler = ClientSide {
             progress: self.progress.clone(),
+            askers: self.options.forward_questions.then(|| self.askers.clone()),
             tools_changed: self.tools_changed.clone(),
+            task_statuses: self.task_statuses.clone(),
             info: self.client_config(),
             elicitation: self.options.elicitation.clone(),
             sampling: self.options.sampling.clone(),
@@ -937,12 +979,12 @@ impl ClientInner {
 
     fn client_config(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
-        if self.options.elicitation.is_some() {
+        if self.options.elicitation.is_some() || self.options.forward_questions {
             let mut elicitation = rmcp::model::ElicitationCapability::new();
             elicitation.form = Some(rmcp::model::FormElicitationCapability::default());
             capabilities.elicitation = Some(elicitation);
         }
-        if self.options.sampling.is_some() {
+        if self.options.sampling.is_some() || self.options.forward_questions {
             capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
         }
         let mut config = ClientConfig::new(
@@ -963,13 +1005,73 @@ impl fmt::Debug for McpClient {
 }
 
 /// The client side of the session: routes progress and list-changed notifications, and hands
-/// the server's questions to the callers the options name.
+/// the server's questions to the asker of the call they belong to (when forwarded) or to the
+/// callers the options name.
 struct ClientSide {
     progress: Arc<ProgressRouter>,
+    /// With [`McpClientOptions::forward_questions`]: the calls in flight.
+    askers: Option<Arc<CallAskers>>,
     tools_changed: watch::Sender<u64>,
+    task_statuses: watch::Sender<u64>,
     info: ClientConfig,
     elicitation: Option<Answerer>,
     sampling: Option<Answerer>,
+}
+
+impl ClientSide {
+    /// Who answers a request for `capability` the server sent with `context`: the asker of the
+    /// call it belongs to when questions are forwarded (with the signal that pauses the call),
+    /// else `handler`.
+    async fn answerer(
+        &self,
+        context: &RequestContext<RoleClient>,
+        capability: &'static str,
+        handler: &Option<Answerer>,
+    ) -> Result<(Arc<dyn Caller>, Option<Arc<tokio::sync::Notify>>), ErrorData> {
+        let mut unanswered = None;
+        if let Some(askers) = &self.askers {
+            let origin = context
+                .extensions
+                .get::<rmcp::service::InboundStreamOrigin>();
+            match askers.route(origin).await {
+                Route::Call(Asking {
+                    caller: Some(caller),
+                    paused,
+                }) => return Ok((caller, Some(paused))),
+                Route::Call(_) => {
+                    unanswered = Some(format!(
+                        "the call this {capability} request belongs to can ask nobody (it runs outside an agent run that pauses at questions, an MCP session, or a context with a `Caller`), and this client has no handler for it"
+                    ));
+                }
+                Route::Ambiguous(calls) => {
+                    unanswered = Some(format!(
+                        "this client cannot tell which of its {calls} calls in flight the {capability} request belongs to (the transport does not say: stdio), and it has no handler for it"
+                    ));
+                }
+                Route::Handler => {}
+            }
+        }
+        match handler {
+            Some(Answerer(caller)) => Ok((caller.clone(), None)),
+            None => Err(ErrorData::invalid_request(
+                unanswered.unwrap_or_else(|| {
+                    format!(
+                        "this client answers no {capability} (it did not declare the capability)"
+                    )
+                }),
+                None,
+            )),
+        }
+    }
+}
+
+/// What the server is told when a question of its is held for an agent run that paused: the
+/// call is cancelled, and made again with the answer when the run resumes.
+fn held(error: &AskError, paused: Option<&tokio::sync::Notify>) -> ErrorData {
+    if let (AskError::Paused, Some(paused)) = (error, paused) {
+        paused.notify_one();
+    }
+    ErrorData::internal_error(error.to_string(), None)
 }
 
 impl ClientHandler for ClientSide {
@@ -989,17 +1091,24 @@ impl ClientHandler for ClientSide {
         self.tools_changed.send_modify(|v| *v += 1);
     }
 
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/tasks/status" {
+            self.task_statuses.send_modify(|v| *v += 1);
+        }
+    }
+
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let Some(Answerer(caller)) = &self.elicitation else {
-            return Err(ErrorData::invalid_request(
-                "this client answers no elicitation (it did not declare the capability)",
-                None,
-            ));
-        };
+        let (caller, paused) = self
+            .answerer(&context, "elicitation", &self.elicitation)
+            .await?;
         let ElicitRequestParams::FormElicitationParams {
             message,
             requested_schema,
@@ -1019,7 +1128,7 @@ impl ClientHandler for ClientSide {
                 .with_content(question.with_defaults(answer))),
             Ok(Elicited::Declined) => Ok(ElicitResult::new(ElicitationAction::Decline)),
             Ok(Elicited::Cancelled) => Ok(ElicitResult::new(ElicitationAction::Cancel)),
-            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+            Err(e) => Err(held(&e, paused.as_deref())),
         }
     }
 
@@ -1027,14 +1136,9 @@ impl ClientHandler for ClientSide {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let Some(Answerer(caller)) = &self.sampling else {
-            return Err(ErrorData::invalid_request(
-                "this client answers no sampling (it did not declare the capability)",
-                None,
-            ));
-        };
+        let (caller, paused) = self.answerer(&context, "sampling", &self.sampling).await?;
         let messages = params
             .messages
             .iter()
@@ -1054,10 +1158,10 @@ impl ClientHandler for ClientSide {
         let mut request = Sampling::prompt("", params.max_tokens);
         request.messages = messages;
         request.system_prompt = params.system_prompt;
-        let answer = caller
+        let answer: Sampled = caller
             .sample(request)
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            .map_err(|e| held(&e, paused.as_deref()))?;
         let mut result =
             CreateMessageResult::new(SamplingMessage::assistant_text(answer.text), answer.model);
         result.stop_reason = answer.stop_reason;

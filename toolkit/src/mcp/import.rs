@@ -10,9 +10,10 @@ use serde_json::Value;
 use super::client::{ClientInner, McpClient};
 use super::convert;
 use super::error::McpError;
+use super::forwarding::Asking;
 use super::target::McpTarget;
 use crate::args::ToolArgs;
-use crate::context::{FromToolContext, ToolEmitter};
+use crate::context::{AskError, FromToolContext, ToolEmitter};
 use crate::dialect::{Dialect, NameMap};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{AgentTool, ToolFuture, ToolSpec};
@@ -227,6 +228,11 @@ impl AgentTool for ImportedTool {
         let as_task = self.as_task;
         let arguments = convert::arguments_object(args.raw());
         let emitter = ToolEmitter::from_tool_context(args.context()).ok();
+        // With forwarded questions: who this call asks, and the signal that its run paused.
+        let asking = client.options().forward_questions.then(|| Asking {
+            caller: crate::context::caller_of(args.context()),
+            paused: Arc::default(),
+        });
         Box::pin(async move {
             let arguments = arguments.map_err(|got| {
                 ToolError::invalid_arguments(format!(
@@ -237,13 +243,26 @@ impl AgentTool for ImportedTool {
             let result = if as_task {
                 client.call_tool_as_task(&remote, arguments).await
             } else {
-                client
-                    .call_tool_with_progress(&remote, arguments, |p| {
+                let paused = asking.as_ref().map(|a| a.paused.clone());
+                let call = client.call_tool_asking(
+                    &remote,
+                    arguments,
+                    |p| {
                         if let Some(emitter) = &emitter {
                             emitter.progress(p.progress, p.total, p.message.unwrap_or_default());
                         }
-                    })
-                    .await
+                    },
+                    asking,
+                );
+                match paused {
+                    // The run pauses at the server's question: the call ends here (dropping it
+                    // cancels it on the server) and is made again when the run resumes.
+                    Some(paused) => tokio::select! {
+                        result = call => result,
+                        () = paused.notified() => return Err(AskError::Paused.into()),
+                    },
+                    None => call.await,
+                }
             };
             match result {
                 Ok(result) => convert::tool_output(result),
@@ -268,6 +287,13 @@ fn tool_error(remote: &str, error: McpError) -> ToolError {
                 ToolErrorKind::UnknownTool,
                 format!("the tool server no longer offers `{remote}`"),
             )
+            .with_source(error);
+        }
+        McpError::Rejected { message, .. } => {
+            // The server's own words (a tool that raised, a question nobody could answer).
+            return ToolError::execution(format!(
+                "the tool server answered with an error: {message}"
+            ))
             .with_source(error);
         }
         McpError::Timeout { .. } => {

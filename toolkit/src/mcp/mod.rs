@@ -69,6 +69,7 @@ mod caller;
 mod client;
 mod convert;
 mod error;
+mod forwarding;
 mod http;
 mod import;
 mod oauth;

@@ -359,6 +359,7 @@ impl ServerHandler for McpServer {
             &request.method,
             request.params,
             &context.ct,
+            &context.peer,
         )
         .await
     }

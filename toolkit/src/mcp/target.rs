@@ -110,6 +110,8 @@ pub struct McpClientOptions {
     pub(crate) elicitation: Option<Answerer>,
     /// Who answers the server's requests for a completion.
     pub(crate) sampling: Option<Answerer>,
+    /// Questions during a call go to whoever the call can ask.
+    pub(crate) forward_questions: bool,
     /// OAuth for a server that requires it.
     pub(crate) oauth: Option<super::McpOAuth>,
     /// The server's tools called as MCP tasks (and imported as background tools).
@@ -139,6 +141,7 @@ impl Default for McpClientOptions {
             endpoint: EndpointSettings::new(),
             elicitation: None,
             sampling: None,
+            forward_questions: false,
             oauth: None,
             task_tools: Vec::new(),
         }
@@ -207,6 +210,30 @@ impl McpClientOptions {
     /// you say so.
     pub fn sampling(mut self, caller: impl Caller) -> Self {
         self.sampling = Some(Answerer(Arc::new(caller)));
+        self
+    }
+
+    /// Forward the questions the server asks during a tool call (`elicitation/create`,
+    /// `sampling/createMessage`) to whoever that call can ask, as a tool of this library asks
+    /// through [`Elicitor`](crate::context::Elicitor) and
+    /// [`Sampler`](crate::context::Sampler): in an agent run built with
+    /// [`pause_at_approvals`](crate::agent::ReActAgentBuilder::pause_at_approvals) the run
+    /// pauses at the question ([`PausedRun::pending_questions`]) and, resumed with the answer,
+    /// makes the call again, whose repeated question is answered from it (the server is told
+    /// the first time that the call was cancelled; whatever its tool did before asking, it
+    /// does again); served by [`McpServer`](super::McpServer), the question goes on to that
+    /// session's client (a proxy); with an `Arc<dyn Caller>` in the call's context, to it.
+    /// A question of a call that can ask nobody goes to the handlers set with
+    /// [`elicitation`](Self::elicitation) and [`sampling`](Self::sampling), else the server
+    /// gets an error saying so. The client declares both capabilities.
+    ///
+    /// Over streamable HTTP each question is matched to its call (a server sends it on the
+    /// call's response stream); over stdio only while one call is in flight (with several, a
+    /// question goes to the handlers, or is refused).
+    ///
+    /// [`PausedRun::pending_questions`]: crate::agent::PausedRun::pending_questions
+    pub fn forward_questions(mut self) -> Self {
+        self.forward_questions = true;
         self
     }
 

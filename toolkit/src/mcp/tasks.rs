@@ -26,16 +26,21 @@
 //! bearer token, or the loopback interface) is one trust domain. A task is kept as long as the
 //! job ledger keeps its job, which `ttl` says: a durable queue's
 //! [`retention`](crate::background::JobQueue::retention), `null` (unlimited) in process; a
-//! client's requested `ttl` does not change it. `notifications/tasks/status` is not sent:
-//! clients poll, as `pollInterval` says.
+//! client's requested `ttl` does not change it. The session that created a task is sent
+//! `notifications/tasks/status` (the task, as `tasks/get` answers it) when the task ends, for
+//! as long as the session lasts; clients still poll as `pollInterval` says (the spec has them
+//! not rely on the notification), and a task followed from another session or replica is
+//! only polled.
 
 use std::time::{Duration, SystemTime};
 
-use rmcp::model::{CustomResult, ErrorData};
+use rmcp::RoleServer;
+use rmcp::model::{CustomNotification, CustomResult, ErrorData, ServerNotification};
+use rmcp::service::Peer;
 use serde_json::{Map, Value, json};
 
 use super::convert;
-use crate::background::{JobRecord, JobStatus};
+use crate::background::{JobId, JobRecord, JobStatus};
 use crate::context::ToolContext;
 use crate::dialect::Dialect;
 use crate::error::ToolErrorKind;
@@ -51,6 +56,8 @@ pub(super) const CANCEL: &str = "agent-toolkit/tasks/cancel";
 /// Reach the handler under their own names.
 pub(super) const RESULT: &str = "tasks/result";
 pub(super) const LIST: &str = "tasks/list";
+/// The notification a task's session gets when the task ends.
+const STATUS: &str = "notifications/tasks/status";
 
 /// The `_meta` key tying a message to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -181,6 +188,7 @@ pub(super) async fn handle(
     method: &str,
     params: Option<Value>,
     cancelled: &tokio_util::sync::CancellationToken,
+    peer: &Peer<RoleServer>,
 ) -> Result<CustomResult, ErrorData> {
     let params = match params {
         Some(Value::Object(params)) => params,
@@ -188,7 +196,11 @@ pub(super) async fn handle(
         Some(_) => return Err(ErrorData::invalid_params("params must be an object", None)),
     };
     let answer = match method {
-        CALL => create(toolkit, context, params).await?,
+        CALL => {
+            let (job, task) = create(toolkit, context, params).await?;
+            notify_when_ended(toolkit.clone(), job, peer.clone());
+            task
+        }
         GET => task_of(toolkit, &find(toolkit, &params).await?),
         RESULT => result(toolkit, &params, cancelled).await?,
         LIST => list(toolkit, &params).await?,
@@ -209,7 +221,7 @@ async fn create(
     toolkit: &Toolkit,
     context: &ToolContext,
     mut params: Map<String, Value>,
-) -> Result<Value, ErrorData> {
+) -> Result<(JobId, Value), ErrorData> {
     let Some(Value::String(name)) = params.remove("name") else {
         return Err(ErrorData::invalid_params(
             "tools/call needs a tool `name`",
@@ -272,7 +284,36 @@ async fn create(
         .await
         .map_err(|e| ErrorData::internal_error(format!("the task's job: {e}"), None))?
         .ok_or_else(|| ErrorData::internal_error("the task's job is not in the ledger", None))?;
-    Ok(json!({"task": task_of(toolkit, &record)}))
+    Ok((record.id, json!({"task": task_of(toolkit, &record)})))
+}
+
+/// Send the session that created the task of `job` a `notifications/tasks/status` when the
+/// task ends: its record is read as `tasks/result` waits for it (more and more seldom, at
+/// most every `pollInterval`), until the task ends, the session closes, or the record cannot
+/// be read (the client's polling still finds out then).
+fn notify_when_ended(toolkit: Toolkit, job: JobId, peer: Peer<RoleServer>) {
+    tokio::spawn(async move {
+        let mut wait = Duration::from_millis(20);
+        loop {
+            tokio::time::sleep(wait).await;
+            if peer.is_transport_closed() {
+                return;
+            }
+            let record = match toolkit.background().get(job).await {
+                Ok(Some(record)) => record,
+                Ok(None) | Err(_) => return,
+            };
+            if record.status != JobStatus::Pending {
+                let task = task_of(&toolkit, &record);
+                let status = CustomNotification::new(STATUS, Some(task));
+                let _ = peer
+                    .send_notification(ServerNotification::CustomNotification(status))
+                    .await;
+                return;
+            }
+            wait = (wait * 2).min(Duration::from_millis(POLL_INTERVAL_MS));
+        }
+    });
 }
 
 /// The job of the task named by `params.taskId`, or the `-32602` error saying it is unknown.
