@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use agent_toolkit::context::{Elicitation, Elicited, Elicitor, LogLevel, Sampler, Sampling};
+use agent_toolkit::mcp::CallStream;
 use agent_toolkit::prelude::*;
 use agent_toolkit::tool::Attachment;
 use schemars::JsonSchema;
@@ -265,6 +266,16 @@ fn json_schema_tool(name: Option<String>, address: Option<Address>) -> String {
     format!("name={} city={city}", name.unwrap_or_default())
 }
 
+/// Closes its own event stream mid-call (SEP-1699 polling): the client comes back with
+/// `Last-Event-ID` and gets the result there.
+#[tool(read_only)]
+async fn test_reconnection(#[ctx] stream: CallStream) -> String {
+    let closed = stream.close(Duration::from_millis(100));
+    // The answer is written after the stream is closed, so it goes out on the resumed one.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    format!("Reconnection test completed (stream closed: {closed})")
+}
+
 /// The suite's tools, in one toolkit.
 fn toolkit() -> Toolkit {
     Toolkit::builder()
@@ -281,6 +292,7 @@ fn toolkit() -> Toolkit {
         .register(TestElicitationSep1330Enums)
         .register(TestSampling)
         .register(JsonSchemaTool)
+        .register(TestReconnection)
         .build()
         .expect("the conformance tools register")
 }

@@ -29,6 +29,8 @@ mod imported;
 mod js;
 mod logging;
 #[cfg(feature = "interop")]
+mod polling;
+#[cfg(feature = "interop")]
 mod python_client;
 #[cfg(feature = "interop")]
 mod python_https;

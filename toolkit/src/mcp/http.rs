@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use super::types::StreamableHttpServerConfig;
 use serde_json::Value;
 
+use super::polling::{CallStream, Cut, Polling};
 use super::server::McpServer;
 use super::tasks::{self, Decorate, Inbound};
 use crate::toolkit::Toolkit;
@@ -87,6 +88,11 @@ pub struct McpHttpService {
     toolkit: crate::toolkit::Toolkit,
     /// Required as `Authorization: Bearer <token>` on every request, when set.
     bearer_token: Option<crate::endpoint::Secret>,
+    /// The `tools/call` streams followed for SSE polling (`polling.rs`).
+    polling: Arc<Polling>,
+    /// Close the stream of a call still running after this long, telling the client to come
+    /// back after the second duration.
+    close_after: Option<(std::time::Duration, std::time::Duration)>,
 }
 
 impl McpHttpService {
@@ -114,7 +120,25 @@ impl McpHttpService {
                 config,
             ),
             bearer_token: None,
+            polling: Arc::default(),
+            close_after: None,
         }
+    }
+
+    /// Close the event stream of every call still running after `after`, telling the client
+    /// to come back after `retry` (SEP-1699 polling, revision 2025-11-25): the client
+    /// reconnects with `Last-Event-ID` and gets what the call sent since, then the rest —
+    /// its result included — so a long call holds no connection open (through proxies that
+    /// cut idle ones, or to free the client's). A tool can do the same for its own call with
+    /// [`CallStream`]. Off by default; calls of the stateless era and JSON answers are not
+    /// affected.
+    pub fn close_streams_after(
+        mut self,
+        after: std::time::Duration,
+        retry: std::time::Duration,
+    ) -> Self {
+        self.close_after = Some((after, retry));
+        self
     }
 
     /// Require `Authorization: Bearer <token>` on every request (POST, the GET stream,
@@ -137,11 +161,16 @@ impl McpHttpService {
         {
             return unauthorized();
         }
+        if request.method() == Method::GET
+            && let Some(resumed) = self.polling.resume(request.headers())
+        {
+            return resumed;
+        }
         if request.method() != Method::POST || !is_json(&request) {
             // rmcp answers these itself (GET streams, DELETE, 405, 415).
             return self.inner.handle(request).await.into_response();
         }
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
             Ok(bytes) => bytes,
             Err(_) => {
@@ -161,8 +190,32 @@ impl McpHttpService {
         // rmcp reads the message itself and answers a body it cannot read (with a JSON
         // content type, as here) with a plain-text 415; only then is the body read again, to
         // give the JSON-RPC error instead. The common case parses once.
+        // A call of a session (the handshake era) may have its stream closed while it runs.
+        let session = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let cut = (session.is_some() && is_tool_call(&bytes)).then(|| {
+            let cut = Arc::new(Cut::default());
+            parts.extensions.insert(CallStream::new(Arc::clone(&cut)));
+            cut
+        });
         let request = Request::from_parts(parts, Body::from(bytes.clone()));
         let response = self.inner.handle(request).await.into_response();
+        if let (Some(cut), Some(session)) = (cut, session)
+            && response.status().is_success()
+            && is_event_stream(&response)
+        {
+            if let Some((after, retry)) = self.close_after {
+                let stream = CallStream::new(Arc::clone(&cut));
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    stream.close(retry);
+                });
+            }
+            return self.polling.follow(session, response, cut);
+        }
         if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
             && let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
         {
@@ -251,6 +304,25 @@ fn decorated_line(line: &[u8], decorate: &impl Fn(&mut Value)) -> Vec<u8> {
         b"\n"
     });
     out
+}
+
+/// Whether `body` is a `tools/call` request (read only as far as its method).
+fn is_tool_call(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method<'_>>(body)
+        .is_ok_and(|m| m.method.as_deref() == Some("tools/call"))
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
 fn is_json(request: &Request<Body>) -> bool {

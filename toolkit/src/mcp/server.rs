@@ -414,9 +414,17 @@ impl ServerHandler for McpServer {
                 .filter(|version| !version.has_initialize())
                 .map(|version| version.to_string()),
         });
-        let ctx = call_context
+        let mut ctx = call_context
             .with(caller)
             .with_cancellation(context.ct.clone());
+        // Over HTTP, the stream the answer goes out on, which the tool may close (SEP-1699).
+        if let Some(stream) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::CallStream>())
+        {
+            ctx = ctx.with(stream.clone());
+        }
         // Every call gets the channel: progress goes out when the request carries a token,
         // log messages at or above the session's level always.
         let (ctx, progress) = ctx.progress_channel(PROGRESS_BUFFER);
