@@ -6,10 +6,12 @@
 //! | `error` | [`McpError`] | — |
 //! | `convert` | the toolkit's types to and from rmcp's wire types | — |
 //! | `server` | [`McpServer`] (one session's handler) and [`McpSession`] | `convert` |
-//! | `stdio`, `http` | the stdio transport ([`McpServer::serve_stdio`]) and [`McpHttpService`] | `server`, `error` |
+//! | `polling` | [`CallStream`]: a call's event stream closed mid-call and resumed with `Last-Event-ID` (SEP-1699) | — |
+//! | `stdio`, `http` | the stdio transport ([`McpServer::serve_stdio`]) and [`McpHttpService`] | `server`, `error`, `polling` |
 //! | `toolkit` | [`Toolkit::serve_mcp_stdio`] and [`Toolkit::mcp_http_service`] | `server`, `stdio`, `http` |
 //! | `target`, `progress` | where a server is ([`McpTarget`], [`McpClientOptions`]); call progress ([`McpProgress`]) | — |
-//! | `client` | [`McpClient`]: connection, listing, calls, reconnection | `target`, `progress`, `error` |
+//! | `forwarding` | which call a server's question belongs to ([`McpClientOptions::forward_questions`]) | — |
+//! | `client` | [`McpClient`]: connection, listing, calls, reconnection | `target`, `progress`, `forwarding`, `error` |
 //! | `import` | [`McpImport`]: a server's tools as a toolkit's dynamic set | `client`, `convert`, `error` |
 //! | `tasks` | MCP tasks (2025-11-25): background tools served as tasks, and the task fields rmcp drops, added on the way | `convert` |
 //! | [`types`] | the MCP wire types the API above hands out (re-exported from `rmcp`) | — |
@@ -52,7 +54,10 @@
 //! - Tools reach their session through [`McpSession`] in the call context.
 //! - A `background` tool is served as an MCP task (2025-11-25: `tasks/get`, `tasks/result`,
 //!   `tasks/list`, `tasks/cancel`), kept by the toolkit's job backend; called without `task`,
-//!   it answers with its result when its job ends.
+//!   it answers with its result when its job ends. The session that created a task hears
+//!   `notifications/tasks/status` when it ends.
+//! - Over HTTP a call's event stream can be closed while the call runs ([`CallStream`],
+//!   [`McpHttpService::close_streams_after`]); the client resumes it with `Last-Event-ID`.
 //!
 //! **Import** ([`McpImport`], built on [`McpClient`]): connect to a server — a child process
 //! over stdio or a streamable-HTTP URL ([`McpTarget`]) — and keep its tools in a
@@ -62,7 +67,8 @@
 //! the server, the set follows the server's `list_changed` notifications, and a lost
 //! connection is re-established (a dead child process restarted) on the next call. Tools named
 //! in [`McpClientOptions::run_as_tasks`] are called as MCP tasks and imported as background
-//! tools.
+//! tools. With [`McpClientOptions::forward_questions`] the server's questions during a call go
+//! to whoever the call can ask (an agent run pauses at them).
 //! [`McpClient`] alone lists and calls tools without any toolkit.
 
 mod caller;
