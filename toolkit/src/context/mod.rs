@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 pub use tokio_util::sync::CancellationToken;
 
 pub use agent_info::AgentInfo;
+#[cfg(feature = "mcp")]
 pub(crate) use ask::caller_of;
 pub use ask::{AskError, Caller, Elicitation, Elicited, Elicitor, Sampled, Sampler, Sampling};
 pub use emitter::{LogLevel, ProgressEvent, ToolEmitter, ToolProgress};
