@@ -187,9 +187,6 @@ impl McpHttpService {
             Inbound::Renamed(renamed) => (renamed.into(), None),
             Inbound::Decorate(id, what) => (bytes, Some((id, what))),
         };
-        // rmcp reads the message itself and answers a body it cannot read (with a JSON
-        // content type, as here) with a plain-text 415; only then is the body read again, to
-        // give the JSON-RPC error instead. The common case parses once.
         // A call of a session (the handshake era) may have its stream closed while it runs.
         let session = parts
             .headers
@@ -201,20 +198,18 @@ impl McpHttpService {
             parts.extensions.insert(CallStream::new(Arc::clone(&cut)));
             cut
         });
+        // rmcp reads the message itself and answers a body it cannot read (with a JSON
+        // content type, as here) with a plain-text 415; only then is the body read again, to
+        // give the JSON-RPC error instead. The common case parses once.
         let request = Request::from_parts(parts, Body::from(bytes.clone()));
         let response = self.inner.handle(request).await.into_response();
         if let (Some(cut), Some(session)) = (cut, session)
             && response.status().is_success()
             && is_event_stream(&response)
         {
-            if let Some((after, retry)) = self.close_after {
-                let stream = CallStream::new(Arc::clone(&cut));
-                tokio::spawn(async move {
-                    tokio::time::sleep(after).await;
-                    stream.close(retry);
-                });
-            }
-            return self.polling.follow(session, response, cut);
+            return self
+                .polling
+                .follow(session, response, cut, self.close_after);
         }
         if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
             && let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)

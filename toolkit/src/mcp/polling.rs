@@ -119,13 +119,15 @@ const KEPT_AFTER_END: Duration = Duration::from_secs(300);
 
 impl Polling {
     /// Follow rmcp's event-stream `response` to a `tools/call` of `session`: the client gets
-    /// it as it comes until `cut` closes it (once an event with an id went out); the events
-    /// are kept for a `GET` with `Last-Event-ID`.
+    /// it as it comes until `cut` closes it (once an event with an id went out), or the call
+    /// has run for `close_after`'s first duration (the client told to come back after the
+    /// second); the events are kept for a `GET` with `Last-Event-ID`.
     pub(super) fn follow(
         self: &Arc<Self>,
         session: String,
         response: Response,
         cut: Arc<Cut>,
+        close_after: Option<(Duration, Duration)>,
     ) -> Response {
         let (mut parts, body) = response.into_parts();
         let (tx, rx) = mpsc::channel::<Result<Bytes, axum::Error>>(64);
@@ -135,6 +137,9 @@ impl Polling {
             let mut client = Some(tx);
             let mut pending: Vec<u8> = Vec::new();
             let mut followed: Option<(Arc<Followed>, String)> = None;
+            // With `close_after`: when the call's stream is closed anyway, and the wait to tell.
+            let mut timer =
+                close_after.map(|(after, retry)| (Box::pin(tokio::time::sleep(after)), retry));
             loop {
                 let can_cut = client.is_some() && followed.is_some();
                 tokio::select! {
@@ -156,6 +161,17 @@ impl Polling {
                                 // The client went away: keep reading, it may come back.
                                 client = None;
                             }
+                        }
+                    }
+                    () = async {
+                        match timer.as_mut() {
+                            Some((sleep, _)) => sleep.await,
+                            None => std::future::pending().await,
+                        }
+                    } => {
+                        // Closed by the branch below, once an event with an id went out.
+                        if let Some((_, retry)) = timer.take() {
+                            CallStream::new(Arc::clone(&cut)).close(retry);
                         }
                     }
                     () = cut.signal.notified(), if can_cut => {
