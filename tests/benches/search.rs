@@ -5,6 +5,8 @@
 //! - `search/toolkit_10k`: the same through `Toolkit::search_tools` of a toolkit whose 10,000
 //!   tools are deferred (the scope's filter, the lock, the index kept up to date);
 //! - `build/index_10k`: indexing the 10,000 tools;
+//! - `search/index_10k_semantic`, `build/index_10k_semantic`: the same with the ranking by
+//!   meaning fused in (the static model `tests/search/setup.sh` distills; skipped without it);
 //! - `update/add_100_remove_100`: 100 tools added to the 10,000-tool index and removed again;
 //! - `update/toolkit_dynamic_plus_100`: after a dynamic set of 10,000 tools was replaced by one
 //!   with 100 more, the first search (which brings the index up to date).
@@ -104,6 +106,24 @@ fn benches(c: &mut Criterion) {
         .with_join_words(false)
         .with_query_k3(0.0);
     let before = corpus::index_with(&tools, issue_21);
+    // With the ranking by meaning (the distilled model of tests/search/setup.sh), when there.
+    let model =
+        agent_toolkit::search::Embeddings::from_dir(corpus::path().with_file_name("minilm-static"))
+            .map(Arc::new)
+            .map_err(|e| eprintln!("no semantic figures: {e}"))
+            .ok();
+    let semantic = model.as_ref().map(|model| {
+        let start = Instant::now();
+        let index = corpus::fill(
+            ToolIndex::with_embeddings(SearchSettings::default(), model.clone()),
+            &tools,
+        );
+        println!(
+            "index with meaning, 10,000 tools: built in {:?}",
+            start.elapsed()
+        );
+        index
+    });
 
     // Deferred, in one group: the model is shown only `search_tools`.
     let set = DynamicTools::new();
@@ -127,7 +147,13 @@ fn benches(c: &mut Criterion) {
         ("ToolIndex::search, issue 21's settings", &|q: &str| {
             before.search(q, 5).len()
         }),
+        ("ToolIndex::search with meaning", &|q: &str| {
+            semantic.as_ref().map_or(0, |i| i.search(q, 5).len())
+        }),
     ] {
+        if label.ends_with("with meaning") && semantic.is_none() {
+            continue;
+        }
         let mut times = Vec::new();
         for _ in 0..3 {
             for q in &questions {
@@ -175,6 +201,14 @@ fn benches(c: &mut Criterion) {
             toolkit.search_tools(&questions[n], 5)
         })
     });
+    if let Some(semantic) = &semantic {
+        group.bench_function("index_10k_semantic", |b| {
+            b.iter(|| {
+                n = (n + 1) % questions.len();
+                semantic.search(&questions[n], 5)
+            })
+        });
+    }
     group.finish();
 
     let definitions: Vec<ToolDefinition> = tools
@@ -192,6 +226,20 @@ fn benches(c: &mut Criterion) {
             index
         })
     });
+    if let Some(model) = &model {
+        group.sample_size(10);
+        group.bench_function("index_10k_semantic", |b| {
+            b.iter_with_large_drop(|| {
+                let mut index =
+                    ToolIndex::with_embeddings(SearchSettings::default(), model.clone());
+                for (i, d) in definitions.iter().enumerate() {
+                    index.insert_as(&i.to_string(), d);
+                }
+                index
+            })
+        });
+        group.sample_size(20);
+    }
     group.bench_function("index_10k_issue_21_settings", |b| {
         b.iter_with_large_drop(|| {
             let mut index = ToolIndex::with_settings(issue_21);

@@ -196,7 +196,11 @@ pub fn index(tools: &[Tool]) -> ToolIndex {
 
 /// [`index`] with these settings.
 pub fn index_with(tools: &[Tool], settings: SearchSettings) -> ToolIndex {
-    let mut index = ToolIndex::with_settings(settings);
+    fill(ToolIndex::with_settings(settings), tools)
+}
+
+/// `index` with the corpus's tools added, each under its position.
+pub fn fill(mut index: ToolIndex, tools: &[Tool]) -> ToolIndex {
     for (i, t) in tools.iter().enumerate() {
         let definition =
             ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());

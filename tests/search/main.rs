@@ -10,6 +10,8 @@
 mod bfcl_checker;
 mod corpus;
 mod mcp_corpus;
+#[cfg(feature = "semantic")]
+mod semantic;
 
 use agent_toolkit::ToolDefinition;
 use agent_toolkit::search::{FieldWeights, SearchSettings, Stemming, ToolIndex};
@@ -46,9 +48,18 @@ fn mixed_index(
     mcp: &[mcp_corpus::McpTool],
     distractors: &[Tool],
 ) -> ToolIndex {
+    fill_mixed(ToolIndex::with_settings(settings), bfcl, mcp, distractors)
+}
+
+/// [`mixed_index`] into an index made by the caller.
+fn fill_mixed(
+    mut index: ToolIndex,
+    bfcl: &[Tool],
+    mcp: &[mcp_corpus::McpTool],
+    distractors: &[Tool],
+) -> ToolIndex {
     let definition =
         |t: &Tool| ToolDefinition::new(t.name.clone(), t.description.clone(), t.parameters.clone());
-    let mut index = ToolIndex::with_settings(settings);
     for (i, t) in bfcl.iter().enumerate() {
         index.insert_as(&i.to_string(), &definition(t));
     }

@@ -47,6 +47,11 @@ pub struct SearchSettings {
     /// [`ToolIndex::search`]) is ranked as a whole and per need, the rankings fused, so that
     /// every need has tools near the top.
     pub split_needs: bool,
+    /// With [`Embeddings`](super::Embeddings) (feature `semantic`): the share of the ranking
+    /// by meaning when the two are mixed — each ranking's top 50 scaled to 0..1 (its best 1,
+    /// its 50th 0), then `(1 - w)·BM25 + w·meaning`. 0 leaves BM25 alone, 1 meaning alone;
+    /// without embeddings it is not used.
+    pub semantic_weight: f64,
 }
 
 /// The weight of each field of a tool ([`SearchSettings::fields`]).
@@ -95,6 +100,7 @@ impl Default for SearchSettings {
             fields: FieldWeights::new(1.0, 1.0, 0.5),
             join_words: true,
             split_needs: false,
+            semantic_weight: 0.3,
         }
     }
 }
@@ -130,6 +136,9 @@ impl SearchSettings {
 
         /// The same settings with this [`split_needs`](Self::split_needs).
         pub fn with_split_needs(on: bool) => split_needs = on;
+
+        /// The same settings with this [`semantic_weight`](Self::semantic_weight).
+        pub fn with_semantic_weight(weight: f64) => semantic_weight = weight;
     }
 
     /// Okapi BM25 alone with these settings' `k1` and `b`: no pairs, no name coverage.
@@ -149,7 +158,8 @@ pub struct SearchHit {
     pub key: String,
     /// The first sentence of its description (at most 160 characters).
     pub summary: String,
-    /// Its BM25 score (higher is better; comparable within one search only).
+    /// Its BM25 score, or with [`Embeddings`](super::Embeddings) the mixed score (0 to 1);
+    /// higher is better, comparable within one search only.
     pub score: f64,
 }
 
@@ -210,6 +220,62 @@ pub struct ToolIndex {
     live: u32,
     /// Reused by each insertion.
     scratch: Scratch,
+    /// The model and each slot's vector, when ranking by meaning too.
+    #[cfg(feature = "semantic")]
+    semantic: Option<Semantic>,
+}
+
+/// The embedding model of an index and its tools' vectors.
+#[cfg(feature = "semantic")]
+struct Semantic {
+    model: std::sync::Arc<super::Embeddings>,
+    /// By slot, [`Embeddings::dimensions`](super::Embeddings::dimensions) numbers each (zeros
+    /// for a free slot), as bytes: `scales[slot] · vectors[i]` is the number. A search reads
+    /// every vector, so they are kept a quarter of their f32 size (10,000 tools of 384
+    /// numbers: 3.8 MB, not 15).
+    vectors: Vec<i8>,
+    scales: Vec<f32>,
+    /// Reused by each insertion.
+    scratch: Vec<f32>,
+}
+
+#[cfg(feature = "semantic")]
+impl Semantic {
+    /// Keep `vector` at `slot`, as bytes.
+    fn store(&mut self, slot: usize, vector: &[f32]) {
+        let d = vector.len();
+        let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
+        for (out, x) in self.vectors[slot * d..(slot + 1) * d]
+            .iter_mut()
+            .zip(vector)
+        {
+            *out = (x / scale).round() as i8;
+        }
+        self.scales[slot] = scale;
+    }
+
+    /// The dot product of `query` with the vector at `slot`.
+    fn dot(&self, slot: usize, query: &[f32]) -> f32 {
+        let d = query.len();
+        let vector = &self.vectors[slot * d..(slot + 1) * d];
+        // Eight sums side by side, so that the compiler can use vector instructions (one sum
+        // would have to add in order).
+        let mut sums = [0f32; 8];
+        let (q_chunks, v_chunks) = (query.chunks_exact(8), vector.chunks_exact(8));
+        let (q_rest, v_rest) = (q_chunks.remainder(), v_chunks.remainder());
+        for (q, v) in q_chunks.zip(v_chunks) {
+            for lane in 0..8 {
+                sums[lane] += q[lane] * f32::from(v[lane]);
+            }
+        }
+        let rest: f32 = q_rest
+            .iter()
+            .zip(v_rest)
+            .map(|(q, v)| q * f32::from(*v))
+            .sum();
+        (sums.iter().sum::<f32>() + rest) * self.scales[slot]
+    }
 }
 
 /// What an insertion works in, kept to be reused.
@@ -262,7 +328,37 @@ impl ToolIndex {
             total_parameters: 0,
             live: 0,
             scratch: Scratch::default(),
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
+    }
+
+    /// An empty index with these settings that also ranks tools by meaning with `embeddings`
+    /// (feature `semantic`): each tool's name words and description are embedded as it is
+    /// added, the query when searched; the top tools by cosine similarity and BM25's are fused
+    /// ([`SearchSettings::semantic_weight`]), so a tool can be found with none of its words.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use agent_toolkit::search::{Embeddings, SearchSettings, ToolIndex};
+    ///
+    /// let model = Arc::new(Embeddings::from_dir("models/potion-base-8M")?);
+    /// let index = ToolIndex::with_embeddings(SearchSettings::default(), model);
+    /// # Ok::<(), agent_toolkit::search::EmbeddingsError>(())
+    /// ```
+    #[cfg(feature = "semantic")]
+    pub fn with_embeddings(
+        settings: SearchSettings,
+        embeddings: std::sync::Arc<super::Embeddings>,
+    ) -> Self {
+        let mut index = Self::with_settings(settings);
+        index.semantic = Some(Semantic {
+            model: embeddings,
+            vectors: Vec::new(),
+            scales: Vec::new(),
+            scratch: Vec::new(),
+        });
+        index
     }
 
     /// An index of these definitions.
@@ -343,9 +439,30 @@ impl ToolIndex {
                 self.lengths.push(0);
                 self.name_lengths.push(0);
                 self.parameter_lengths.push(0);
+                #[cfg(feature = "semantic")]
+                if let Some(semantic) = &mut self.semantic {
+                    let d = semantic.model.dimensions();
+                    semantic.vectors.resize(semantic.vectors.len() + d, 0);
+                    semantic.scales.push(0.0);
+                }
                 (self.docs.len() - 1) as u32
             }
         };
+        #[cfg(feature = "semantic")]
+        if let Some(semantic) = &mut self.semantic {
+            // The name's words (`get_weather` → "get weather") and the description.
+            buffer.clear();
+            analyzer.each_word(definition.name(), |w| {
+                buffer.push_str(w);
+                buffer.push(' ');
+            });
+            buffer.push_str(definition.description());
+            let mut vector = std::mem::take(&mut semantic.scratch);
+            vector.resize(semantic.model.dimensions(), 0.0);
+            semantic.model.embed_into(buffer, &mut vector);
+            semantic.store(slot as usize, &vector);
+            semantic.scratch = vector;
+        }
         let mut terms: Vec<u32> = Vec::new();
         // Sorted, to count each term's occurrences in the parameters by two binary searches.
         parameters.sort_unstable();
@@ -470,13 +587,20 @@ impl ToolIndex {
         self.lengths[i] = 0;
         self.name_lengths[i] = 0;
         self.parameter_lengths[i] = 0;
+        #[cfg(feature = "semantic")]
+        if let Some(semantic) = &mut self.semantic {
+            let d = semantic.model.dimensions();
+            semantic.vectors[i * d..(i + 1) * d].fill(0);
+            semantic.scales[i] = 0.0;
+        }
         self.free.push(slot);
         self.live -= 1;
         true
     }
 
     /// The `limit` best tools for `query`, best first; tools sharing no term with it are
-    /// never returned.
+    /// never returned, unless the index ranks by meaning too
+    /// ([`with_embeddings`](Self::with_embeddings)).
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
         self.search_where(query, limit, |_| true)
     }
@@ -496,6 +620,13 @@ impl ToolIndex {
         let ranked = match needs(query) {
             Some(parts) if self.settings.split_needs => self.fused(query, &parts),
             _ => self.scored(query),
+        };
+        #[cfg(feature = "semantic")]
+        let ranked = match &self.semantic {
+            Some(semantic) if self.settings.semantic_weight > 0.0 => {
+                self.with_meaning(query, ranked, semantic)
+            }
+            _ => ranked,
         };
         self.select(ranked, limit, keep)
     }
@@ -657,6 +788,51 @@ impl ToolIndex {
             .collect()
     }
 
+    /// BM25's ranking fused with the ranking by meaning: reciprocal rank over the top
+    /// [`FUSION_DEPTH`] of each, the second weighted by [`SearchSettings::semantic_weight`].
+    #[cfg(feature = "semantic")]
+    fn with_meaning(
+        &self,
+        query: &str,
+        mut lexical: Vec<(f64, u32)>,
+        semantic: &Semantic,
+    ) -> Vec<(f64, u32)> {
+        let q = semantic.model.embed(query);
+        let mut by_meaning: Vec<(f64, u32)> = Vec::with_capacity(self.live as usize);
+        for slot in 0..semantic.scales.len() {
+            if self.docs[slot].is_none() {
+                continue;
+            }
+            let cosine = semantic.dot(slot, &q);
+            if cosine > 0.0 {
+                by_meaning.push((f64::from(cosine), slot as u32));
+            }
+        }
+        // Each ranking's top scores scaled to 0..1 (its best is 1, its 50th or last 0),
+        // then mixed: (1 - w)·BM25 + w·meaning; a tool in one top only has 0 from the other.
+        let weight = self.settings.semantic_weight.min(1.0);
+        let mut fused: FxHashMap<u32, f64> = FxHashMap::default();
+        for (ranked, share) in [(&mut lexical, 1.0 - weight), (&mut by_meaning, weight)] {
+            let top = ranked.len().min(FUSION_DEPTH);
+            if top == 0 {
+                continue;
+            }
+            if top < ranked.len() {
+                ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
+            }
+            ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
+            let (best, worst) = (ranked[0].0, ranked[top - 1].0);
+            let span = if best > worst { best - worst } else { 1.0 };
+            for &(score, slot) in &ranked[..top] {
+                *fused.entry(slot).or_default() += share * (score - worst) / span;
+            }
+        }
+        fused
+            .into_iter()
+            .map(|(slot, score)| (score, slot))
+            .collect()
+    }
+
     /// Best first: by score, then by name, then by the order tools were added.
     fn order(&self, a: &(f64, u32), b: &(f64, u32)) -> std::cmp::Ordering {
         let doc = |slot: u32| self.docs[slot as usize].as_ref();
@@ -718,6 +894,10 @@ impl ToolIndex {
         }
     }
 }
+
+/// How many of each ranking reciprocal rank fusion reads.
+#[cfg(feature = "semantic")]
+const FUSION_DEPTH: usize = 50;
 
 /// The needs of a query that asks for several things: its parts between the words and signs
 /// that join requests ("then", "and then", "and also", "also", "as well as", ";", a new line
@@ -1017,5 +1197,80 @@ mod tests {
         assert_eq!(summary("First one. Second one."), "First one.");
         assert_eq!(summary("v1.2 is here\nmore"), "v1.2 is here");
         assert_eq!(summary(&"x".repeat(300)).chars().count(), 160);
+    }
+
+    /// A toy model: five words on three axes (writing, weather, mail); a tool is found by
+    /// meaning with none of the query's words, a removed tool is never found, and a reused slot
+    /// has its new tool's vector.
+    #[cfg(feature = "semantic")]
+    #[test]
+    fn ranks_by_meaning_too_with_embeddings() {
+        use std::sync::Arc;
+
+        use crate::search::Embeddings;
+
+        let tokenizer = json!({
+            "version": "1.0",
+            "model": {"type": "WordLevel", "unk_token": "[UNK]", "vocab": {
+                "[UNK]": 0, "save": 1, "write": 2, "file": 3, "forecast": 4, "email": 5,
+                "note": 6
+            }},
+            "normalizer": {"type": "Lowercase"},
+            "pre_tokenizer": {"type": "Whitespace"}
+        });
+        let rows: [[f32; 3]; 7] = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.1],
+            [1.0, 0.1, 0.0],
+            [0.9, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.8, 0.0, 0.3],
+        ];
+        let bytes: Vec<u8> = rows
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let table =
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![7, 3], &bytes)
+                .expect("a table");
+        let weights = safetensors::serialize([("embeddings", table)], None).expect("serialized");
+        let model = Embeddings::from_bytes(tokenizer.to_string().as_bytes(), &weights, true)
+            .expect("the toy model loads");
+        assert_eq!(model.dimensions(), 3);
+        let model = Arc::new(model);
+        let tools = [
+            tool("write_file", "Write to a file.", json!({})),
+            tool("get_forecast", "The forecast.", json!({})),
+            tool("send_email", "Send an email.", json!({})),
+        ];
+        let settings = SearchSettings::default();
+        let mut lexical = ToolIndex::with_settings(settings);
+        let mut semantic = ToolIndex::with_embeddings(settings, model.clone());
+        for t in &tools {
+            lexical.insert(t);
+            semantic.insert(t);
+        }
+        assert!(lexical.search("save my note", 3).is_empty());
+        let hits = semantic.search("save my note", 3);
+        assert_eq!(hits[0].name, "write_file", "{hits:?}");
+        // Still BM25 first where words match.
+        assert_eq!(semantic.search("email", 1)[0].name, "send_email");
+        // Removed: never found; its slot reused by a tool of another meaning.
+        assert!(semantic.remove("write_file"));
+        assert!(
+            semantic
+                .search("save my note", 3)
+                .iter()
+                .all(|h| h.name != "write_file")
+        );
+        semantic.insert(&tool("mail_out", "Email it.", json!({})));
+        let hits = semantic.search("save my note", 3);
+        assert!(hits.iter().all(|h| h.name != "write_file"), "{hits:?}");
+        // Weight 0: BM25 alone.
+        let mut off = ToolIndex::with_embeddings(settings.with_semantic_weight(0.0), model);
+        tools.iter().for_each(|t| off.insert(t));
+        assert!(off.search("save my note", 3).is_empty());
     }
 }

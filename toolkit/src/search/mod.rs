@@ -26,6 +26,18 @@
 //! splitting, enum values, fields, the catalog's own vocabulary for joined words). The stemmer
 //! is a crate's (`rust-stemmers`); the rest is a few hundred lines with tests.
 //!
+//! **By meaning too** (feature `semantic`): with [`Embeddings`] — a static embedding model in
+//! model2vec's layout, one vector per word piece — [`ToolIndex::with_embeddings`] also embeds
+//! each tool (its name's words and its description) and each query, and mixes the top 50 by
+//! cosine similarity into BM25's top 50: both scaled to 0..1 within their top, then
+//! `0.7·BM25 + 0.3·meaning` ([`SearchSettings::semantic_weight`]). Tools sharing no word
+//! with the query can then be found ("save my notes" → `write_file`). Chosen on the same dev
+//! halves, where it gained on every source (BFCL, MCP, both in the 10,000-tool mix) and
+//! lost on none; reciprocal rank fusion, tried first, lost on every source (BM25's top ranks
+//! are worth more than a rank's reciprocal says). The tests' model is distilled from
+//! all-MiniLM-L6-v2 (`tests/search/distill.py`); vectors are kept as bytes with a scale, and a
+//! search reads all of them (10,000 tools: BENCHMARKS.md).
+//!
 //! Updates are incremental: [`insert`](ToolIndex::insert) and [`remove`](ToolIndex::remove)
 //! touch the postings of one tool; the statistics (tool count, total length) are running sums.
 //!
@@ -34,9 +46,13 @@
 //! chosen on the benchmark's dev half, where each gained at 3,000 and at 10,000 tools.
 
 mod index;
+#[cfg(feature = "semantic")]
+mod semantic;
 mod text;
 
 pub use index::{FieldWeights, SearchHit, SearchSettings, ToolIndex};
+#[cfg(feature = "semantic")]
+pub use semantic::{Embeddings, EmbeddingsError};
 pub use text::Stemming;
 
 use serde_json::{Value, json};

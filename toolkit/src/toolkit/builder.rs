@@ -96,6 +96,8 @@ pub struct ToolkitBuilder {
     policy: ArgPolicy,
     errors: Vec<ConfigError>,
     exec: ExecDefaults,
+    /// How [`Toolkit::search_tools`] ranks.
+    search: super::search::SearchState,
 }
 
 /// Toolkit-wide execution settings, before per-tool overrides.
@@ -141,6 +143,7 @@ impl ToolkitBuilder {
             context: Values::default(),
             policy: ArgPolicy::default(),
             errors: Vec::new(),
+            search: Default::default(),
             exec: ExecDefaults {
                 base: ExecBase {
                     timeout: None,
@@ -336,6 +339,23 @@ impl ToolkitBuilder {
         self
     }
 
+    /// How [`Toolkit::search_tools`] (and an agent's `search_tools` meta tool) ranks the
+    /// toolkit's tools; the defaults are the measured ones ([`SearchSettings`](crate::search::SearchSettings)).
+    pub fn search_settings(mut self, settings: crate::search::SearchSettings) -> Self {
+        self.search.settings = settings;
+        self
+    }
+
+    /// Rank tools by meaning too when searching (feature `semantic`): the toolkit's index
+    /// embeds each tool with `embeddings` and fuses the ranking by meaning with BM25's, so a
+    /// search for "save this text" finds `write_file`. See
+    /// [`ToolIndex::with_embeddings`](crate::search::ToolIndex::with_embeddings).
+    #[cfg(feature = "semantic")]
+    pub fn search_embeddings(mut self, embeddings: Arc<crate::search::Embeddings>) -> Self {
+        self.search.embeddings = Some(embeddings);
+        self
+    }
+
     crate::util::setters! {
         /// The hook asked before tools marked `requires_approval` run (a handle made with
         /// [`Toolkit::with_approval_hook`] asks its own instead).
@@ -467,6 +487,7 @@ impl ToolkitBuilder {
             policy,
             mut errors,
             exec: defaults,
+            search,
         } = self;
         let group_ids: HashMap<&str, usize> = groups
             .iter()
@@ -563,7 +584,7 @@ impl ToolkitBuilder {
                     deferred: g.deferred,
                 })
                 .collect(),
-            search: Default::default(),
+            search: std::sync::Mutex::new(search),
             name_maps,
             context: Arc::new(context),
             policy,

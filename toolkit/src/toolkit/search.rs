@@ -3,11 +3,16 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::search::ToolIndex;
+use crate::search::{SearchSettings, ToolIndex};
 use crate::tool::ToolDefinition;
 
 #[derive(Default)]
 pub(super) struct SearchState {
+    /// How the index ranks ([`ToolkitBuilder::search_settings`](super::ToolkitBuilder::search_settings)).
+    pub(super) settings: SearchSettings,
+    /// The embedding model, when ranking by meaning too.
+    #[cfg(feature = "semantic")]
+    pub(super) embeddings: Option<std::sync::Arc<crate::search::Embeddings>>,
     index: Option<ToolIndex>,
     /// The dynamic sets' summed version the index reflects.
     dynamic_version: Option<u64>,
@@ -24,9 +29,19 @@ impl SearchState {
         version: u64,
         dynamic: impl FnOnce() -> Vec<ToolDefinition>,
     ) -> &ToolIndex {
-        let index = self
-            .index
-            .get_or_insert_with(|| ToolIndex::from_definitions(table.iter()));
+        let index = self.index.get_or_insert_with(|| {
+            #[cfg(feature = "semantic")]
+            let mut index = match &self.embeddings {
+                Some(model) => ToolIndex::with_embeddings(self.settings, model.clone()),
+                None => ToolIndex::with_settings(self.settings),
+            };
+            #[cfg(not(feature = "semantic"))]
+            let mut index = ToolIndex::with_settings(self.settings);
+            for definition in table {
+                index.insert(definition);
+            }
+            index
+        });
         if self.dynamic_version == Some(version) {
             return index;
         }
