@@ -788,8 +788,8 @@ impl ToolIndex {
             .collect()
     }
 
-    /// BM25's ranking fused with the ranking by meaning: reciprocal rank over the top
-    /// [`FUSION_DEPTH`] of each, the second weighted by [`SearchSettings::semantic_weight`].
+    /// BM25's ranking mixed with the ranking by meaning: the top [`FUSION_DEPTH`] of each
+    /// scaled to 0..1, the second's share [`SearchSettings::semantic_weight`].
     #[cfg(feature = "semantic")]
     fn with_meaning(
         &self,
@@ -808,8 +808,9 @@ impl ToolIndex {
                 by_meaning.push((f64::from(cosine), slot as u32));
             }
         }
-        // Each ranking's top scores scaled to 0..1 (its best is 1, its 50th or last 0),
-        // then mixed: (1 - w)·BM25 + w·meaning; a tool in one top only has 0 from the other.
+        // Each ranking's top scores scaled to 0..1 — its best is 1, its 50th 0, or nothing 0
+        // when fewer matched (so that one tool BM25 alone found still counts in full) — then
+        // mixed: (1 - w)·BM25 + w·meaning; a tool in one top only has 0 from the other.
         let weight = self.settings.semantic_weight.min(1.0);
         let mut fused: FxHashMap<u32, f64> = FxHashMap::default();
         for (ranked, share) in [(&mut lexical, 1.0 - weight), (&mut by_meaning, weight)] {
@@ -821,7 +822,12 @@ impl ToolIndex {
                 ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
             }
             ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
-            let (best, worst) = (ranked[0].0, ranked[top - 1].0);
+            let best = ranked[0].0;
+            let worst = if top == FUSION_DEPTH {
+                ranked[top - 1].0
+            } else {
+                0.0
+            };
             let span = if best > worst { best - worst } else { 1.0 };
             for &(score, slot) in &ranked[..top] {
                 *fused.entry(slot).or_default() += share * (score - worst) / span;
@@ -1255,8 +1261,11 @@ mod tests {
         assert!(lexical.search("save my note", 3).is_empty());
         let hits = semantic.search("save my note", 3);
         assert_eq!(hits[0].name, "write_file", "{hits:?}");
-        // Still BM25 first where words match.
+        // Still BM25 first where words match, even when it found one tool alone and the
+        // meaning leans elsewhere.
         assert_eq!(semantic.search("email", 1)[0].name, "send_email");
+        assert_eq!(lexical.search("email save note", 3).len(), 1);
+        assert_eq!(semantic.search("email save note", 1)[0].name, "send_email");
         // Removed: never found; its slot reused by a tool of another meaning.
         assert!(semantic.remove("write_file"));
         assert!(
