@@ -770,15 +770,7 @@ impl ToolIndex {
         let mut fused: FxHashMap<u32, f64> = FxHashMap::default();
         for text in std::iter::once(query).chain(parts.iter().copied()) {
             let mut ranked = self.scored(text);
-            let top = ranked.len().min(50);
-            if top == 0 {
-                continue;
-            }
-            if top < ranked.len() {
-                ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
-            }
-            ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
-            for (rank, &(_, slot)) in ranked[..top].iter().enumerate() {
+            for (rank, &(_, slot)) in self.best_first(&mut ranked, 50).iter().enumerate() {
                 *fused.entry(slot).or_default() += 1.0 / (60.0 + rank as f64 + 1.0);
             }
         }
@@ -814,22 +806,13 @@ impl ToolIndex {
         let weight = self.settings.semantic_weight.min(1.0);
         let mut fused: FxHashMap<u32, f64> = FxHashMap::default();
         for (ranked, share) in [(&mut lexical, 1.0 - weight), (&mut by_meaning, weight)] {
-            let top = ranked.len().min(FUSION_DEPTH);
-            if top == 0 {
+            let top = self.best_first(ranked, FUSION_DEPTH);
+            let (Some(&(best, _)), Some(&(last, _))) = (top.first(), top.last()) else {
                 continue;
-            }
-            if top < ranked.len() {
-                ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
-            }
-            ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
-            let best = ranked[0].0;
-            let worst = if top == FUSION_DEPTH {
-                ranked[top - 1].0
-            } else {
-                0.0
             };
+            let worst = if top.len() == FUSION_DEPTH { last } else { 0.0 };
             let span = if best > worst { best - worst } else { 1.0 };
-            for &(score, slot) in &ranked[..top] {
+            for &(score, slot) in top {
                 *fused.entry(slot).or_default() += share * (score - worst) / span;
             }
         }
@@ -837,6 +820,16 @@ impl ToolIndex {
             .into_iter()
             .map(|(slot, score)| (score, slot))
             .collect()
+    }
+
+    /// The `n` best of `ranked`, best first ([`order`](Self::order)).
+    fn best_first<'r>(&self, ranked: &'r mut [(f64, u32)], n: usize) -> &'r [(f64, u32)] {
+        let top = ranked.len().min(n);
+        if top > 0 && top < ranked.len() {
+            ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
+        }
+        ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
+        &ranked[..top]
     }
 
     /// Best first: by score, then by name, then by the order tools were added.
@@ -901,7 +894,7 @@ impl ToolIndex {
     }
 }
 
-/// How many of each ranking reciprocal rank fusion reads.
+/// How many of each ranking the mix of BM25 and meaning reads.
 #[cfg(feature = "semantic")]
 const FUSION_DEPTH: usize = 50;
 
@@ -1205,7 +1198,7 @@ mod tests {
         assert_eq!(summary(&"x".repeat(300)).chars().count(), 160);
     }
 
-    /// A toy model: five words on three axes (writing, weather, mail); a tool is found by
+    /// A toy model: six words on three axes (writing, weather, mail); a tool is found by
     /// meaning with none of the query's words, a removed tool is never found, and a reused slot
     /// has its new tool's vector.
     #[cfg(feature = "semantic")]
