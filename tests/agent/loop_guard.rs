@@ -2,13 +2,14 @@
 //! arguments), whose result the model has, is not run again — a read-only tool's result is given
 //! again with a line saying so, another tool's call is refused with that result — and each time
 //! is traced. A user's message between, an error before, other arguments, or the guard switched
-//! off: the call runs.
+//! off: the call runs. A model that makes the same calls three steps running is asked for its
+//! answer once without calls (`tool_choice: none`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_toolkit::ReActAgent;
-use agent_toolkit::model::Message;
+use agent_toolkit::model::{Message, ToolChoice};
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
 use serde_json::json;
@@ -159,4 +160,118 @@ async fn switched_off_every_call_runs() {
     agent.run("weather?").await.unwrap();
     assert_eq!(runs.0.load(Ordering::SeqCst), 2);
     assert_eq!(results(&agent)[1], ("Oslo: 21 C".to_string(), false));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_same_calls_three_steps_running_get_one_request_without_calls() {
+    let events = Events::default();
+    let _trace =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(events.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let (kit, runs) = kit(true);
+    // The same failing call three times (a retry after an error runs, so it ran three times):
+    // looping too.
+    let repeated = |n| (0..n).map(|_| ScriptedTurn::call("weather", json!({"city": "Oslo"})));
+    let model = Arc::new(ScriptedModel::new(
+        repeated(3)
+            .chain([ScriptedTurn::text("Oslo is 21 C.")])
+            // A new question starts afresh: two repeats are no loop yet, a third step with
+            // another call breaks the run of repeats.
+            .chain(repeated(2))
+            .chain([ScriptedTurn::call("weather", json!({"city": "Rome"}))])
+            .chain(repeated(1))
+            .chain([ScriptedTurn::text("Done.")]),
+    ));
+    let mut agent = ReActAgent::builder(model.clone())
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("weather?").await.unwrap(), "Oslo is 21 C.");
+    let choices: Vec<ToolChoice> = model
+        .requests()
+        .iter()
+        .map(|r| r.tool_choice.clone())
+        .collect();
+    assert_eq!(
+        choices,
+        [
+            ToolChoice::Auto,
+            ToolChoice::Auto,
+            ToolChoice::Auto,
+            ToolChoice::None
+        ]
+    );
+    // Ran once; the guard answered the two repeats, and the loop was traced once more.
+    assert_eq!(runs.0.load(Ordering::SeqCst), 1);
+    assert_eq!(events.0.load(Ordering::SeqCst), 3);
+
+    assert_eq!(agent.run("and again?").await.unwrap(), "Done.");
+    let choices: Vec<ToolChoice> = model.requests()[4..]
+        .iter()
+        .map(|r| r.tool_choice.clone())
+        .collect();
+    assert!(
+        choices.iter().all(|c| *c == ToolChoice::Auto),
+        "{choices:?}"
+    );
+    assert_eq!(choices.len(), 5);
+}
+
+#[tokio::test]
+async fn a_failing_call_made_three_times_is_a_loop_too_and_off_with_the_guard() {
+    for guard in [true, false] {
+        let (kit, _) = kit(guard);
+        // Invalid arguments (no `city`): an error every time, so each repeat runs.
+        let failing = || ScriptedTurn::call("weather", json!({"town": "Oslo"}));
+        let model = Arc::new(ScriptedModel::new([
+            failing(),
+            failing(),
+            failing(),
+            ScriptedTurn::text("I could not get it."),
+        ]));
+        let mut agent = ReActAgent::builder(model.clone())
+            .toolkit(&kit)
+            .argument_budget(10)
+            .build()
+            .unwrap();
+        agent.run("weather?").await.unwrap();
+        let last = model.requests().last().unwrap().tool_choice.clone();
+        let expected = if guard {
+            ToolChoice::None
+        } else {
+            ToolChoice::Auto
+        };
+        assert_eq!(last, expected, "guard {guard}");
+    }
+}
+
+#[tokio::test]
+async fn a_call_written_as_text_when_asked_for_the_answer_is_read_as_the_call() {
+    let (kit, runs) = kit(true);
+    let repeated = (0..3).map(|_| ScriptedTurn::call("weather", json!({"city": "Oslo"})));
+    let model = Arc::new(ScriptedModel::new(repeated.chain([
+        // Asked for its answer, the model writes its call again, as text.
+        ScriptedTurn::text(r#"{"name": "weather", "arguments": {"city": "Oslo"}}"#),
+        ScriptedTurn::text("Oslo is 21 C."),
+    ])));
+    let mut agent = ReActAgent::builder(model.clone())
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("weather?").await.unwrap(), "Oslo is 21 C.");
+    assert_eq!(runs.0.load(Ordering::SeqCst), 1);
+    let steps: Vec<_> = agent
+        .memory()
+        .iter()
+        .filter_map(Message::as_assistant)
+        .collect();
+    assert_eq!(steps.len(), 5);
+    assert!(steps[3].calls_in_text, "{:?}", steps[3]);
+    assert_eq!(steps[3].tool_calls[0].name, "weather");
+    let choices: Vec<ToolChoice> = model
+        .requests()
+        .iter()
+        .map(|r| r.tool_choice.clone())
+        .collect();
+    assert_eq!(choices[3..], [ToolChoice::None, ToolChoice::None]);
 }

@@ -18,7 +18,7 @@ use crate::background::JobStatus;
 use crate::context::{Level, ToolContext};
 use crate::error::ToolErrorKind;
 use crate::exec::{ApprovalDecision, ApprovalHook, ApprovalRequest};
-use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message};
+use crate::model::{ChatEvent, ChatRequest, ChatResponse, Message, ToolChoice};
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 use crate::toolkit::Toolkit;
 use crate::toolkit::{AnsweredCall, CallAnswer, LOADED_KEY};
@@ -207,18 +207,28 @@ impl ReActAgent {
             } else {
                 (None, deferred)
             };
+            let choice = self.tool_choice(&turns);
             let mut request = ChatRequest::new(self.prompt())
                 .with_tools(tools)
                 .with_deferred_tools(deferred)
-                .with_tool_choice(self.settings.tool_choice.clone())
+                .with_tool_choice(choice.clone())
                 .with_parallel_tool_calls(self.settings.parallel_tool_calls)
                 .with_options(self.settings.options.clone())
                 .with_hosted_code(self.hosted_code());
             if let Some(declared) = declared {
                 request = request.with_declared_tools(declared);
             }
+            // Asked for an answer because it loops, a model may write its call as text all
+            // the same: read as the call it is (the loop guard answers it), never the answer.
+            let forced = (choice == ToolChoice::None && self.settings.tool_choice != choice)
+                .then(|| request.clone().with_tool_choice(ToolChoice::Auto));
             let response = match self.ask(request, &events).await {
-                Ok(r) => r,
+                Ok(mut r) => {
+                    if let Some(request) = &forced {
+                        crate::model::read_text_calls(&mut r, request, &|name| name.to_string());
+                    }
+                    r
+                }
                 Err(e) => {
                     // Nothing of the failed turn is in the conversation. The run keeps its
                     // place, so that `paused_run` + `resume` asks the model again from here,
@@ -314,6 +324,51 @@ impl ReActAgent {
             &events,
         )
         .await
+    }
+
+    /// The tool choice of the next request: the agent's, or [`ToolChoice::None`] when the model
+    /// is looping — its last three steps made the same calls, so it has had the same results
+    /// (or errors) at least twice. It is asked for its answer, with its tools still shown; a
+    /// call it writes as text all the same is read as the call it is (and answered by the
+    /// loop guard), never taken for the answer. With the loop guard on only ([`ToolkitBuilder::loop_guard`](crate::toolkit::ToolkitBuilder::loop_guard));
+    /// traced (`agent_toolkit::loop_guard`).
+    fn tool_choice(&self, turns: &Turns) -> ToolChoice {
+        if self.toolkit.guards_loops() && self.looping(turns.run_start) {
+            tracing::warn!(
+                target: "agent_toolkit::loop_guard",
+                "the model made the same calls three steps running; asked for its answer \
+                 without calls"
+            );
+            return ToolChoice::None;
+        }
+        self.settings.tool_choice.clone()
+    }
+
+    /// Whether the run's last three model steps, with nothing but their results between them,
+    /// made the same calls: every call of the last two repeats one of the first.
+    fn looping(&self, run_start: usize) -> bool {
+        let run = self.memory.get(run_start..).unwrap_or_default();
+        let mut steps: Vec<&[ToolCall]> = Vec::with_capacity(3);
+        for message in run.iter().rev() {
+            match message {
+                Message::Tool(_) | Message::ToolChange(_) => continue,
+                Message::Assistant(step) if !step.tool_calls.is_empty() => {
+                    steps.push(&step.tool_calls);
+                    if steps.len() == 3 {
+                        break;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        let [last, middle, first] = steps[..] else {
+            return false;
+        };
+        last.iter().chain(middle).all(|call| {
+            first
+                .iter()
+                .any(|earlier| crate::toolkit::repeats(call, earlier))
+        })
     }
 
     /// The calls of the model's step before this one (the last message) that `calls` repeat,

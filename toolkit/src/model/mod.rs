@@ -51,6 +51,8 @@ pub use openai::{
 pub use request::{ChatRequest, DeferredTool, GenerationOptions, ToolChoice};
 pub use response::{ChatEvent, ChatResponse, FinishReason, Usage};
 pub use sampler::ModelSampler;
+/// For the agent: the calls a reply wrote as text, read as the providers read them.
+pub(crate) use text_calls::recover as read_text_calls;
 pub use text_calls::{ParsedReply, TextCallError, TextCallFormat, TextToolCalls, parse_tool_calls};
 
 use std::sync::Arc;

@@ -129,6 +129,12 @@ impl Toolkit {
         self.0.inner.trace_content
     }
 
+    /// Whether a turn answers a repeat of the previous step's call without running it
+    /// ([`ToolkitBuilder::loop_guard`]).
+    pub(crate) fn guards_loops(&self) -> bool {
+        self.0.inner.loop_guard
+    }
+
     /// A call's arguments as a span records them: without any value the model gave for one of
     /// the tool's hidden parameters.
     pub(crate) fn recorded_arguments<'c>(&self, call: &'c ToolCall) -> std::borrow::Cow<'c, str> {

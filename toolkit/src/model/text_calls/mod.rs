@@ -27,7 +27,6 @@ mod json;
 mod lenient;
 mod parse;
 mod prompt;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod recover;
 mod syntax;
 mod typing;
@@ -41,7 +40,8 @@ pub use parse::{ParsedReply, parse_tool_calls};
 pub use syntax::TextCallFormat;
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-pub(crate) use recover::{plain_history, recover};
+pub(crate) use recover::plain_history;
+pub(crate) use recover::recover;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

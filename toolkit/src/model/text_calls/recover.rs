@@ -10,15 +10,21 @@
 //! a call of a tool that was not offered, or without a name, is kept, so the agent answers
 //! it with an error the model reads rather than taking the reply for prose.
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use std::borrow::Cow;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use std::collections::HashSet;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use std::sync::Arc;
 
 use super::parse::{Strictness, parse_reply};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use super::prompt::results_text;
 use super::syntax::TextCallFormat;
 use crate::model::message::call_ids;
-use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ToolChoice, ToolMessage};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, ToolChoice};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use crate::model::{Message, ToolMessage};
 use crate::tool::ToolCall;
 
 /// Make the calls written as text in `response` its calls, when it has none through the API
@@ -84,10 +90,11 @@ pub(crate) fn recover(
 }
 
 /// `messages` as a provider sends them: an assistant message whose calls were written as text
-/// ([`calls_in_text`](crate::model::AssistantAssistantMessage::calls_in_text)) goes back as that text alone, and
+/// ([`calls_in_text`](crate::model::AssistantMessage::calls_in_text)) goes back as that text alone, and
 /// the tool messages answering its calls as one user message in plain words
 /// ([`results_text`]), since the model's chat template evidently has no tool-call syntax.
 /// Borrowed unchanged when there is no such message.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) fn plain_history(messages: &[Message]) -> Cow<'_, [Message]> {
     let in_text = |m: &Message| m.as_assistant().is_some_and(|turn| turn.calls_in_text);
     if !messages.iter().any(in_text) {
@@ -128,7 +135,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::AssistantMessage;
+    use crate::model::{AssistantMessage, Message};
     use crate::tool::ToolDefinition;
 
     fn request(choice: ToolChoice) -> ChatRequest {
@@ -240,6 +247,7 @@ mod tests {
         assert_ne!(&*call.id, "call_x");
     }
 
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
     #[test]
     fn the_history_goes_back_as_the_model_wrote_it() {
         let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#);
@@ -269,6 +277,7 @@ mod tests {
         assert!(matches!(plain_history(&native), Cow::Borrowed(_)));
     }
 
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
     #[test]
     fn several_results_and_failures_in_words() {
         let mut failed = ToolMessage::new("b", "get_weather", "unknown city");
