@@ -275,3 +275,50 @@ async fn a_call_written_as_text_when_asked_for_the_answer_is_read_as_the_call() 
         .collect();
     assert_eq!(choices[3..], [ToolChoice::None, ToolChoice::None]);
 }
+
+/// Start a report, in the background.
+#[tool(background)]
+async fn report(topic: String, #[ctx] runs: Ctx<Runs>) -> String {
+    runs.0.0.fetch_add(1, Ordering::SeqCst);
+    format!("report on {topic}")
+}
+
+#[tokio::test]
+async fn the_notes_on_background_jobs_between_steps_are_no_new_question() {
+    let runs = Arc::new(Runs::default());
+    let kit = Toolkit::builder()
+        .register(Report)
+        .context_shared(runs.clone())
+        .build()
+        .unwrap();
+    let again = || ScriptedTurn::call("report", json!({"topic": "sales"}));
+    let model = Arc::new(ScriptedModel::new([
+        again(),
+        again(),
+        again(),
+        ScriptedTurn::text("The report is on its way."),
+    ]));
+    let mut agent = ReActAgent::builder(model.clone())
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    agent.run("a report on sales").await.unwrap();
+    let requests = model.requests();
+    // The agent's notes on the job came between the steps...
+    assert!(
+        requests[1]
+            .messages
+            .iter()
+            .any(|m| m.content().starts_with("[background tools]"))
+    );
+    // ...and still one job was started: the repeats were refused with its first answer, and
+    // the third step's request asked for the answer.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert_eq!(runs.0.load(Ordering::SeqCst), 1);
+    let refused = results(&agent)
+        .into_iter()
+        .filter(|(text, error)| *error && text.contains("not run again"))
+        .count();
+    assert_eq!(refused, 2);
+    assert_eq!(requests[3].tool_choice, ToolChoice::None);
+}

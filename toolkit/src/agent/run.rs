@@ -348,20 +348,8 @@ impl ReActAgent {
     /// made the same calls: every call of the last two repeats one of the first.
     fn looping(&self, run_start: usize) -> bool {
         let run = self.memory.get(run_start..).unwrap_or_default();
-        let mut steps: Vec<&[ToolCall]> = Vec::with_capacity(3);
-        for message in run.iter().rev() {
-            match message {
-                Message::Tool(_) | Message::ToolChange(_) => continue,
-                Message::Assistant(step) if !step.tool_calls.is_empty() => {
-                    steps.push(&step.tool_calls);
-                    if steps.len() == 3 {
-                        break;
-                    }
-                }
-                _ => return false,
-            }
-        }
-        let [last, middle, first] = steps[..] else {
+        let steps = steps_back(run);
+        let [(last, _), (middle, _), (first, _), ..] = steps[..] else {
             return false;
         };
         last.iter().chain(middle).all(|call| {
@@ -371,39 +359,42 @@ impl ReActAgent {
         })
     }
 
-    /// The calls of the model's step before this one (the last message) that `calls` repeat,
-    /// with their results, for the turn's loop guard: only when nothing but those results came
-    /// after that step (a user's message starts afresh), and only calls answered without error
-    /// (a retry after a failure is no loop).
+    /// The earlier calls that `calls` (the last message's) repeat, with their results, for the
+    /// turn's loop guard. Each call is looked for in the step before, then — while each step
+    /// made it again and got an error for it (the guard's refusal) — in the one before that,
+    /// until a step answered it without error; only while nothing but results and the agent's
+    /// notes came between (a user's message starts afresh). A call whose only answers were
+    /// errors is not there: a retry after a failure is no loop.
     fn previous_step(&self, calls: &[ToolCall]) -> Vec<AnsweredCall> {
         let Some((_, before)) = self.memory.split_last() else {
             return Vec::new();
         };
-        for (at, message) in before.iter().enumerate().rev() {
-            let step = match message {
-                Message::Tool(_) | Message::ToolChange(_) => continue,
-                Message::Assistant(step) => step,
-                _ => break,
-            };
-            let results = &before[at + 1..];
-            return step
-                .tool_calls
-                .iter()
-                .filter(|earlier| {
-                    calls
-                        .iter()
-                        .any(|call| crate::toolkit::repeats(call, earlier))
-                })
-                .filter_map(|earlier| {
-                    let result = results.iter().find_map(|m| {
-                        m.as_tool()
-                            .filter(|r| r.call_id == earlier.id && !r.is_error)
-                    })?;
-                    Some(AnsweredCall::new(earlier.clone(), result.content.clone()))
-                })
-                .collect();
+        let steps = steps_back(before);
+        let mut answered: Vec<AnsweredCall> = Vec::new();
+        for call in calls {
+            for (step, results) in &steps {
+                let Some(earlier) = step
+                    .iter()
+                    .find(|earlier| crate::toolkit::repeats(call, earlier))
+                else {
+                    break;
+                };
+                let result = results
+                    .iter()
+                    .find_map(|m| m.as_tool().filter(|r| r.call_id == earlier.id));
+                match result {
+                    Some(result) if !result.is_error => {
+                        if !answered.iter().any(|a| a.call.id == earlier.id) {
+                            answered
+                                .push(AnsweredCall::new(earlier.clone(), result.content.clone()));
+                        }
+                        break;
+                    }
+                    _ => continue,
+                }
+            }
         }
-        Vec::new()
+        answered
     }
 
     /// Take a turn's results into the run: into the conversation (and the stream), the
@@ -527,7 +518,7 @@ impl ReActAgent {
         if finished.is_empty() && running.is_empty() {
             return;
         }
-        let mut note = String::from("[background tools]");
+        let mut note = String::from(BACKGROUND_NOTE);
         if !finished.is_empty() {
             note.push_str("\nFinished since your last step:\n");
             note.push_str(&finished.join("\n"));
@@ -849,6 +840,35 @@ fn error_type(error: &AgentError) -> &'static str {
         AgentError::Guardrail(_) => "guardrail",
         AgentError::Resume(_) => "resume",
     }
+}
+
+/// How the agent's note on background jobs begins ([`ReActAgent::report_background`]).
+const BACKGROUND_NOTE: &str = "[background tools]";
+
+/// Whether `message` is the agent's note on background jobs: between a step and the next, it
+/// is no new question of the user's (the loop guard looks past it).
+fn is_background_note(message: &Message) -> bool {
+    matches!(message, Message::User { content } if content.starts_with(BACKGROUND_NOTE))
+}
+
+/// The model's steps that made calls at the end of `messages`, latest first, each with the
+/// messages after it up to the next step: while nothing but tool results, tool changes and the
+/// agent's notes on background jobs came between them.
+fn steps_back(messages: &[Message]) -> Vec<(&[ToolCall], &[Message])> {
+    let mut steps = Vec::new();
+    let mut end = messages.len();
+    for (at, message) in messages.iter().enumerate().rev() {
+        match message {
+            Message::Tool(_) | Message::ToolChange(_) => continue,
+            message if is_background_note(message) => continue,
+            Message::Assistant(step) if !step.tool_calls.is_empty() => {
+                steps.push((step.tool_calls.as_slice(), &messages[at + 1..end]));
+                end = at;
+            }
+            _ => break,
+        }
+    }
+    steps
 }
 
 #[cfg(test)]

@@ -10,9 +10,10 @@
 //! [`ToolkitBuilder::loop_guard`](super::ToolkitBuilder::loop_guard) switches it off.
 //!
 //! What counts as the previous step is the caller's to say ([`Turn::after`](super::Turn::after)):
-//! an agent gives the calls of the model's last step, if nothing but their results came after
-//! it — a new user message starts afresh. A call whose earlier answer was an error is run
-//! again: a retry after a failure is not a loop.
+//! an agent gives the calls of the model's last step, if nothing but their results (and its
+//! own notes on background jobs) came after it — a new user message starts afresh — or, for a
+//! call the guard refused there, the answer of the step before that made it. A call whose
+//! earlier answers were all errors is run again: a retry after a failure is not a loop.
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
