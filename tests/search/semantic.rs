@@ -102,11 +102,17 @@ fn meaning_fused_with_bm25_on_the_test_halves_per_source() {
     let (Some(model), Some(c)) = (model(), corpora()) else {
         return;
     };
-    let lexical = per_source(&c, false, &|| {
-        ToolIndex::with_settings(SearchSettings::default())
-    });
-    let fused = per_source(&c, false, &|| {
-        ToolIndex::with_embeddings(SearchSettings::default(), model.clone())
+    // Side by side: minutes in a debug build (CI's), most of it the fused half.
+    let (lexical, fused) = std::thread::scope(|scope| {
+        let lexical = scope.spawn(|| {
+            per_source(&c, false, &|| {
+                ToolIndex::with_settings(SearchSettings::default())
+            })
+        });
+        let fused = per_source(&c, false, &|| {
+            ToolIndex::with_embeddings(SearchSettings::default(), model.clone())
+        });
+        (lexical.join().expect("the lexical half"), fused)
     });
     println!("{HEADER}");
     print_row("BM25 (the default method), test", lexical);
@@ -201,8 +207,10 @@ fn a_toolkit_with_embeddings_finds_tools_by_meaning() {
 fn semantic_sweep_on_the_dev_halves() {
     let model = model().expect("the distilled model: run tests/search/setup.sh");
     let c = corpora().expect("the BFCL corpus: run tests/search/setup.sh");
+    // `SWEEP_HALF=test` to report a choice made on dev on the test halves.
+    let dev = std::env::var("SWEEP_HALF").map_or(true, |half| half != "test");
     println!("{HEADER}");
-    let lexical = per_source(&c, true, &|| {
+    let lexical = per_source(&c, dev, &|| {
         ToolIndex::with_settings(SearchSettings::default())
     });
     print_row("BM25 (the default method)", lexical);
@@ -212,7 +220,7 @@ fn semantic_sweep_on_the_dev_halves() {
         .unwrap_or_else(|| vec![0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 1.0]);
     for weight in weights {
         let settings = SearchSettings::default().with_semantic_weight(weight);
-        let f = per_source(&c, true, &|| {
+        let f = per_source(&c, dev, &|| {
             ToolIndex::with_embeddings(settings, model.clone())
         });
         print_row(&format!("+ meaning, weight {weight}"), f);
