@@ -61,7 +61,7 @@ fn corpora() -> Option<Corpora> {
 }
 
 /// Recall@5 (and MCP's all-needs@5) of the indexes `make` builds, on one half of each source.
-fn per_source(c: &Corpora, dev: bool, make: &dyn Fn() -> ToolIndex) -> PerSource {
+fn per_source(c: &Corpora, dev: bool, make: &(dyn Fn() -> ToolIndex + Sync)) -> PerSource {
     let (bfcl_dev, bfcl_test) = halves(&c.bfcl.queries);
     let bfcl_queries = if dev { bfcl_dev } else { bfcl_test };
     let mcp_queries: Vec<&McpQuery> = c
@@ -70,20 +70,31 @@ fn per_source(c: &Corpora, dev: bool, make: &dyn Fn() -> ToolIndex) -> PerSource
         .iter()
         .filter(|q| mcp_corpus::is_dev(q) == dev)
         .collect();
-    let bfcl_index = corpus::fill(make(), &c.bfcl.tools);
-    let b = corpus::evaluate(&bfcl_index, &c.bfcl.tools, &bfcl_queries);
-    let mut mcp_index = make();
-    mcp_corpus::insert(&mut mcp_index, &c.mcp.tools);
-    let m = mcp_corpus::evaluate(&mcp_index, &mcp_queries);
-    let mix = fill_mixed(make(), &c.bfcl.tools, &c.mcp.tools, &c.distractors);
-    assert_eq!(mix.len(), 10_000);
-    PerSource {
-        bfcl: b.r5,
-        mcp: m.r5,
-        mcp_all_needs: m.all_needs5,
-        mix_bfcl: corpus::evaluate(&mix, &c.bfcl.tools, &bfcl_queries).r5,
-        mix_mcp: mcp_corpus::evaluate(&mix, &mcp_queries).r5,
-    }
+    // The mix (most of the time) beside the two sources alone.
+    std::thread::scope(|scope| {
+        let mixed = scope.spawn(|| {
+            let mix = fill_mixed(make(), &c.bfcl.tools, &c.mcp.tools, &c.distractors);
+            assert_eq!(mix.len(), 10_000);
+            std::thread::scope(|scope| {
+                let mcp = scope.spawn(|| mcp_corpus::evaluate(&mix, &mcp_queries).r5);
+                let bfcl = corpus::evaluate(&mix, &c.bfcl.tools, &bfcl_queries).r5;
+                (bfcl, mcp.join().expect("the mix's MCP queries"))
+            })
+        });
+        let bfcl_index = corpus::fill(make(), &c.bfcl.tools);
+        let b = corpus::evaluate(&bfcl_index, &c.bfcl.tools, &bfcl_queries);
+        let mut mcp_index = make();
+        mcp_corpus::insert(&mut mcp_index, &c.mcp.tools);
+        let m = mcp_corpus::evaluate(&mcp_index, &mcp_queries);
+        let (mix_bfcl, mix_mcp) = mixed.join().expect("the mix");
+        PerSource {
+            bfcl: b.r5,
+            mcp: m.r5,
+            mcp_all_needs: m.all_needs5,
+            mix_bfcl,
+            mix_mcp,
+        }
+    })
 }
 
 fn print_row(label: &str, f: PerSource) {
