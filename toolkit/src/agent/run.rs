@@ -330,8 +330,9 @@ impl ReActAgent {
     /// is looping — its last three steps made the same calls, so it has had the same results
     /// (or errors) at least twice. It is asked for its answer, with its tools still shown; a
     /// call it writes as text all the same is read as the call it is (and answered by the
-    /// loop guard), never taken for the answer. With the loop guard on only ([`ToolkitBuilder::loop_guard`](crate::toolkit::ToolkitBuilder::loop_guard));
-    /// traced (`agent_toolkit::loop_guard`).
+    /// loop guard), never taken for the answer. Only with the loop guard on
+    /// ([`ToolkitBuilder::loop_guard`](crate::toolkit::ToolkitBuilder::loop_guard)); traced
+    /// (`agent_toolkit::loop_guard`).
     fn tool_choice(&self, turns: &Turns) -> ToolChoice {
         if self.toolkit.guards_loops() && self.looping(turns.run_start) {
             tracing::warn!(
@@ -348,8 +349,9 @@ impl ReActAgent {
     /// made the same calls: every call of the last two repeats one of the first.
     fn looping(&self, run_start: usize) -> bool {
         let run = self.memory.get(run_start..).unwrap_or_default();
-        let steps = steps_back(run);
-        let [(last, _), (middle, _), (first, _), ..] = steps[..] else {
+        let mut steps = steps_back(run).map(|(calls, _)| calls);
+        let (Some(last), Some(middle), Some(first)) = (steps.next(), steps.next(), steps.next())
+        else {
             return false;
         };
         last.iter().chain(middle).all(|call| {
@@ -369,10 +371,9 @@ impl ReActAgent {
         let Some((_, before)) = self.memory.split_last() else {
             return Vec::new();
         };
-        let steps = steps_back(before);
         let mut answered: Vec<AnsweredCall> = Vec::new();
         for call in calls {
-            for (step, results) in &steps {
+            for (step, results) in steps_back(before) {
                 let Some(earlier) = step
                     .iter()
                     .find(|earlier| crate::toolkit::repeats(call, earlier))
@@ -853,22 +854,30 @@ fn is_background_note(message: &Message) -> bool {
 
 /// The model's steps that made calls at the end of `messages`, latest first, each with the
 /// messages after it up to the next step: while nothing but tool results, tool changes and the
-/// agent's notes on background jobs came between them.
-fn steps_back(messages: &[Message]) -> Vec<(&[ToolCall], &[Message])> {
-    let mut steps = Vec::new();
+/// agent's notes on background jobs came between them. Lazy: a caller reads only the steps it
+/// needs.
+fn steps_back(messages: &[Message]) -> impl Iterator<Item = (&[ToolCall], &[Message])> {
     let mut end = messages.len();
-    for (at, message) in messages.iter().enumerate().rev() {
-        match message {
-            Message::Tool(_) | Message::ToolChange(_) => continue,
-            message if is_background_note(message) => continue,
-            Message::Assistant(step) if !step.tool_calls.is_empty() => {
-                steps.push((step.tool_calls.as_slice(), &messages[at + 1..end]));
-                end = at;
+    let mut at = messages.len();
+    std::iter::from_fn(move || {
+        while at > 0 {
+            at -= 1;
+            match &messages[at] {
+                Message::Tool(_) | Message::ToolChange(_) => continue,
+                message if is_background_note(message) => continue,
+                Message::Assistant(step) if !step.tool_calls.is_empty() => {
+                    let after = &messages[at + 1..end];
+                    end = at;
+                    return Some((step.tool_calls.as_slice(), after));
+                }
+                _ => {
+                    at = 0;
+                    return None;
+                }
             }
-            _ => break,
         }
-    }
-    steps
+        None
+    })
 }
 
 #[cfg(test)]
