@@ -163,6 +163,9 @@ pub struct SearchHit {
     pub score: f64,
 }
 
+/// [`ToolIndex::words`]' mark of a written word that makes no term.
+const NO_TERM: u32 = u32::MAX;
+
 struct Doc {
     /// What the index knows it by ([`ToolIndex::insert_as`]); the tool's name otherwise.
     key: String,
@@ -202,6 +205,12 @@ pub struct ToolIndex {
     settings: SearchSettings,
     /// Term → id.
     vocabulary: FxHashMap<Box<str>, u32>,
+    /// Each word as tools write it → its term's id ([`NO_TERM`] for a common word): a catalog
+    /// repeats its words, so each distinct written word is lowercased, stemmed and looked up
+    /// in the vocabulary once (terms are never removed, so the ids stay right). Words of up to
+    /// 16 bytes (nearly all) are keyed by their bytes as one number, compared without `memcmp`.
+    short_words: FxHashMap<u128, u32>,
+    words: FxHashMap<Box<str>, u32>,
     /// (term, next term) → id, in the same id space as terms.
     pairs: FxHashMap<(u32, u32), u32>,
     /// Postings by term id (most pairs are in one or two tools: kept inline).
@@ -285,8 +294,19 @@ struct Scratch {
     description: Vec<u32>,
     parameters: Vec<u32>,
     buffer: String,
-    /// Every term and pair of the tool, sorted to count them.
-    all: Vec<u32>,
+    /// By term (and pair) id, how often the tool has it: zero between insertions (an
+    /// insertion counts in one pass, then clears what it touched).
+    counts: Vec<Counts>,
+    /// The terms and pairs of the tool, in the order first seen.
+    touched: Vec<u32>,
+}
+
+/// How often a tool has a term: in all, in its name, in its parameters (saturating).
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    all: u16,
+    name: u16,
+    parameters: u16,
 }
 
 impl Default for ToolIndex {
@@ -315,6 +335,8 @@ impl ToolIndex {
         ToolIndex {
             settings,
             vocabulary: FxHashMap::default(),
+            short_words: FxHashMap::default(),
+            words: FxHashMap::default(),
             pairs: FxHashMap::default(),
             postings: Vec::new(),
             docs: Vec::new(),
@@ -402,36 +424,50 @@ impl ToolIndex {
             description,
             parameters,
             buffer,
-            all,
+            counts,
+            touched,
         } = &mut scratch;
         name.clear();
         description.clear();
         parameters.clear();
-        all.clear();
         let analyzer = text::Analyzer::new(self.settings.stemming);
-        analyzer.each_term_with(definition.name(), buffer, |t| name.push(self.term_id(t)));
-        analyzer.each_term_with(definition.description(), buffer, |t| {
-            description.push(self.term_id(t));
-        });
+        let mut ids = |text: &str, field: &mut Vec<u32>| {
+            analyzer.each_written_word(text, |word| {
+                field.extend(self.word_id(analyzer, word, buffer));
+            });
+        };
+        ids(definition.name(), name);
+        ids(definition.description(), description);
         walk(
-            analyzer,
             definition.parameters(),
-            buffer,
-            &mut |t| parameters.push(self.term_id(t)),
+            &mut |text| ids(text, parameters),
             0,
         );
         let length = (name.len() + description.len() + parameters.len()) as u32;
 
-        all.extend_from_slice(name);
-        all.extend_from_slice(description);
-        all.extend_from_slice(parameters);
         // Pairs of adjacent terms, within the name and within the description.
-        for field in [&*name, &*description] {
-            for w in field.windows(2) {
-                all.push(self.pair_id(w[0], w[1]));
+        let pairs: SmallVec<[u32; 64]> = [&*name, &*description]
+            .into_iter()
+            .flat_map(|field| field.windows(2))
+            .map(|w| self.pair_id(w[0], w[1]))
+            .collect();
+        // Count each term and pair in one pass, by id.
+        counts.resize(self.postings.len(), Counts::default());
+        let mut count = |term: u32, in_name: u16, in_parameters: u16| {
+            let c = &mut counts[term as usize];
+            if c.all == 0 {
+                touched.push(term);
             }
-        }
-        all.sort_unstable();
+            c.all = c.all.saturating_add(1);
+            c.name = c.name.saturating_add(in_name);
+            c.parameters = c.parameters.saturating_add(in_parameters);
+        };
+        name.iter().for_each(|&t| count(t, 1, 0));
+        description
+            .iter()
+            .chain(&pairs)
+            .for_each(|&t| count(t, 0, 0));
+        parameters.iter().for_each(|&t| count(t, 0, 1));
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -463,24 +499,17 @@ impl ToolIndex {
             semantic.store(slot as usize, &vector);
             semantic.scratch = vector;
         }
-        let mut terms: Vec<u32> = Vec::new();
-        // Sorted, to count each term's occurrences in the parameters by two binary searches.
-        parameters.sort_unstable();
-        let count_in = |field: &[u32], term: u32| {
-            field.partition_point(|&t| t <= term) - field.partition_point(|&t| t < term)
-        };
-        for run in all.chunk_by(|a, b| a == b) {
-            let term = run[0];
-            let in_name = name.iter().filter(|&&t| t == term).count();
-            let in_parameters = count_in(parameters, term);
+        for &term in touched.iter() {
+            let c = std::mem::take(&mut counts[term as usize]);
             self.postings[term as usize].push(Posting {
                 doc: slot,
-                count: u16::try_from(run.len()).unwrap_or(u16::MAX),
-                in_name: u16::try_from(in_name).unwrap_or(u16::MAX),
-                in_parameters: u16::try_from(in_parameters).unwrap_or(u16::MAX),
+                count: c.all,
+                in_name: c.name,
+                in_parameters: c.parameters,
             });
-            terms.push(term);
         }
+        let terms: Box<[u32]> = touched.as_slice().into();
+        touched.clear();
         let name_length = u16::try_from(name.len()).unwrap_or(u16::MAX);
         let parameter_length = parameters.len() as u32;
         self.scratch = scratch;
@@ -489,7 +518,7 @@ impl ToolIndex {
             key: key.to_string(),
             name: definition.name().to_string(),
             summary: summary(definition.description()),
-            terms: terms.into(),
+            terms,
         });
         self.lengths[i] = length;
         self.name_lengths[i] = name_length;
@@ -547,6 +576,42 @@ impl ToolIndex {
             }
         }
         found
+    }
+
+    /// The id of the term `word` (as a tool writes it) makes, `None` for a common word.
+    fn word_id(
+        &mut self,
+        analyzer: text::Analyzer,
+        word: &str,
+        buffer: &mut String,
+    ) -> Option<u32> {
+        // A word has no zero byte (it is letters, digits and bytes of other characters), so
+        // zero padding keeps two words of up to 16 bytes apart.
+        let short = (word.len() <= 16).then(|| {
+            let mut bytes = [0u8; 16];
+            bytes[..word.len()].copy_from_slice(word.as_bytes());
+            u128::from_le_bytes(bytes)
+        });
+        let known = match short {
+            Some(code) => self.short_words.get(&code),
+            None => self.words.get(word),
+        };
+        let id = match known {
+            Some(&id) => id,
+            None => {
+                let id = if analyzer.term(word, buffer) {
+                    self.term_id(buffer)
+                } else {
+                    NO_TERM
+                };
+                match short {
+                    Some(code) => self.short_words.insert(code, id),
+                    None => self.words.insert(word.into(), id),
+                };
+                id
+            }
+        };
+        (id != NO_TERM).then_some(id)
     }
 
     fn term_id(&mut self, term: &str) -> u32 {
@@ -852,14 +917,7 @@ impl ToolIndex {
     ) -> Vec<SearchHit> {
         let one_per_name = self.settings.one_per_name;
         let doc = |slot: u32| self.docs[slot as usize].as_ref();
-        let order = |a: &(f64, u32), b: &(f64, u32)| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| {
-                    let name = |slot| doc(slot).map(|d| d.name.as_str());
-                    name(a.1).cmp(&name(b.1))
-                })
-                .then_with(|| a.1.cmp(&b.1))
-        };
+        let order = |a: &(f64, u32), b: &(f64, u32)| self.order(a, b);
         // Rank a few more than `limit` (filtered and one per name, some drop out), and more
         // only if too few are left.
         let mut wanted = limit.saturating_mul(4);
@@ -941,43 +999,38 @@ fn split_ignoring_case<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
     out
 }
 
-/// The terms of a parameters schema: for each property (in name order; nested objects and
-/// array items included, to a depth of 8) its name, its description and its `enum` values.
-fn walk(
-    analyzer: text::Analyzer,
-    schema: &Value,
-    buffer: &mut String,
-    out: &mut dyn FnMut(&str),
-    depth: usize,
-) {
+/// The texts of a parameters schema: for each property (nested objects and array items
+/// included, to a depth of 8) its name, its description and its `enum` values. In the order
+/// the schema writes them (the parameters are a bag of terms); each property's fields are read
+/// in one pass, not looked up one by one.
+fn walk(schema: &Value, out: &mut dyn FnMut(&str), depth: usize) {
     if depth > 8 {
         return;
     }
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
-    let mut sorted: Vec<(&String, &Value)> = properties.iter().collect();
-    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    for (key, property) in sorted {
-        analyzer.each_term_with(key, buffer, &mut *out);
-        if !property.is_object() {
+    for (key, property) in properties {
+        out(key);
+        let Some(fields) = property.as_object() else {
             continue;
-        }
-        if let Some(doc) = property.get("description").and_then(Value::as_str) {
-            analyzer.each_term_with(doc, buffer, &mut *out);
-        }
-        if let Some(values) = property.get("enum").and_then(Value::as_array) {
-            for value in values {
-                match value {
-                    Value::String(s) => analyzer.each_term_with(s, buffer, &mut *out),
-                    other => analyzer.each_term_with(&other.to_string(), buffer, &mut *out),
+        };
+        for (field, value) in fields {
+            match (field.as_str(), value) {
+                ("description", Value::String(doc)) => out(doc),
+                ("enum", Value::Array(values)) => {
+                    for value in values {
+                        match value {
+                            Value::String(s) => out(s),
+                            other => out(&other.to_string()),
+                        }
+                    }
                 }
+                ("items", Value::Object(_)) => walk(value, out, depth + 1),
+                _ => {}
             }
         }
-        walk(analyzer, property, buffer, out, depth + 1);
-        if let Some(items) = property.get("items").filter(|i| i.is_object()) {
-            walk(analyzer, items, buffer, out, depth + 1);
-        }
+        walk(property, out, depth + 1);
     }
 }
 
@@ -1030,6 +1083,39 @@ mod tests {
                 json!({"type": "object", "properties": {"location": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}}}}),
             ),
         ])
+    }
+
+    #[test]
+    fn each_written_word_makes_the_term_the_analyzer_makes() {
+        let mut index = ToolIndex::new();
+        let analyzer = text::Analyzer::new(index.settings.stemming);
+        let mut buffer = String::new();
+        let mut id = |word: &str| index.word_id(analyzer, word, &mut buffer);
+        // Remembered words give what a fresh analysis gives, in any case.
+        let cities = id("Cities");
+        assert_eq!(id("cities"), cities);
+        assert_eq!(id("Cities"), cities);
+        assert_eq!(id("city"), cities, "the same stem");
+        assert_eq!(id("The"), None, "a common word is no term");
+        assert_eq!(id("The"), None, "… remembered as none");
+        // Words of 16 bytes and more: kept apart from their prefixes and from each other.
+        let sixteen = id("internationalize");
+        let seventeen = id("internationalizes");
+        assert!(sixteen.is_some() && seventeen.is_some());
+        assert_ne!(id("internationalis"), sixteen);
+        assert_eq!(id("Internationalization"), id("internationalization"));
+        assert_ne!(id("internationalization"), id("internationalizationx"));
+        // Non-ASCII words are keyed by their bytes too.
+        assert_eq!(id("información"), id("información"));
+        assert_ne!(id("información"), id("informacion"));
+        // The vocabulary holds each term once.
+        let terms = index.vocabulary.len();
+        index.insert(&tool(
+            "list_cities",
+            "Cities and internationalization.",
+            json!({}),
+        ));
+        assert_eq!(index.vocabulary.len(), terms + 1, "only `list` is new");
     }
 
     #[test]

@@ -36,7 +36,30 @@ impl Analyzer {
     /// [`each_term`](Self::each_term) with a buffer for the term being made (reused across
     /// calls).
     pub(super) fn each_term_with(self, text: &str, buffer: &mut String, mut f: impl FnMut(&str)) {
-        each_piece(text, |piece| term(self.stemming, piece, buffer, &mut f));
+        each_piece(text, |piece| {
+            if self.term(piece, buffer) {
+                f(buffer);
+            }
+        });
+    }
+
+    /// Call `f` with each word of `text` as written: what [`term`](Self::term) makes a term of
+    /// (for callers that remember each written word's term).
+    pub(super) fn each_written_word<'t>(self, text: &'t str, f: impl FnMut(&'t str)) {
+        each_piece(text, f);
+    }
+
+    /// The term of `word` (one of [`each_written_word`](Self::each_written_word)'s) into
+    /// `buffer`: lowercased and stemmed; `false` for a common word, which is no term.
+    pub(super) fn term(self, word: &str, buffer: &mut String) -> bool {
+        buffer.clear();
+        buffer.push_str(word);
+        buffer.make_ascii_lowercase();
+        if is_stopword(buffer) {
+            return false;
+        }
+        self.stem(buffer);
+        true
     }
 
     /// Each word of `text` lowercased, common words included, not stemmed (for joining query
@@ -61,56 +84,67 @@ impl Analyzer {
 }
 
 /// Call `f` with each piece of `text`: runs of ASCII letters and digits or of other-script
-/// characters, cut at camelCase boundaries.
+/// characters, cut before an upper-case letter that follows a lower-case one (`getWeather`),
+/// and before the last capital of a capitals run followed by lower case (`HTTPServer`).
+///
+/// One pass over the bytes, each classed by a table; every cut is before an ASCII byte, so
+/// at a character boundary.
 fn each_piece<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
-    let bytes = text.as_bytes();
-    let in_word = |b: u8| b.is_ascii_alphanumeric() || b >= 0x80;
+    let b = text.as_bytes();
+    let class = |i: usize| CLASSES[usize::from(b[i])];
     let mut i = 0;
-    while i < bytes.len() {
-        if !in_word(bytes[i]) {
+    while i < b.len() {
+        if class(i) == SEPARATOR {
             i += 1;
             continue;
         }
-        let start = i;
-        while i < bytes.len() && in_word(bytes[i]) {
+        let mut start = i;
+        let mut previous = class(i);
+        i += 1;
+        while i < b.len() {
+            let c = class(i);
+            if c == SEPARATOR {
+                break;
+            }
+            if c == UPPER
+                && (previous == LOWER
+                    || (previous == UPPER && i + 1 < b.len() && class(i + 1) == LOWER))
+            {
+                f(&text[start..i]);
+                start = i;
+            }
+            previous = c;
             i += 1;
         }
-        split_camel(&text[start..i], &mut f);
+        f(&text[start..i]);
     }
 }
 
-/// Cut a run before an upper-case letter that follows a lower-case one (`getWeather`), and
-/// before the last capital of a capitals run followed by lower case (`HTTPServer`).
-fn split_camel<'t>(run: &'t str, f: &mut impl FnMut(&'t str)) {
-    let b = run.as_bytes();
-    let mut start = 0;
-    for i in 1..b.len() {
-        let (prev, c) = (b[i - 1], b[i]);
-        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-        let cut = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
-        if cut {
-            // Both sides are ASCII: `i` is a character boundary.
-            f(&run[start..i]);
-            start = i;
-        }
-    }
-    f(&run[start..]);
-}
+const SEPARATOR: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+/// A digit, or a byte of a character outside ASCII: part of a word, neither case.
+const OTHER: u8 = 3;
 
-fn term(stemming: Stemming, word: &str, buffer: &mut String, f: &mut impl FnMut(&str)) {
-    buffer.clear();
-    buffer.push_str(word);
-    buffer.make_ascii_lowercase();
-    if is_stopword(buffer) {
-        return;
+/// Each byte's class.
+static CLASSES: [u8; 256] = {
+    let mut classes = [SEPARATOR; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        classes[b] = if byte.is_ascii_lowercase() {
+            LOWER
+        } else if byte.is_ascii_uppercase() {
+            UPPER
+        } else if byte.is_ascii_digit() || byte >= 0x80 {
+            OTHER
+        } else {
+            SEPARATOR
+        };
+        b += 1;
     }
-    match stemming {
-        Stemming::Light => stem(buffer),
-        Stemming::Snowball => snowball(buffer),
-    }
-    f(buffer);
-}
+    classes
+};
 
 /// The Snowball English stemmer, for words of ASCII letters (others are kept as they are).
 /// Stems are remembered per thread (a catalog repeats its words: indexing 10,000 tools stems
