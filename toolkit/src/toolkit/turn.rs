@@ -285,7 +285,7 @@ impl Turn<'_> {
 
     /// The answered call of the previous step that `call` repeats, with the loop guard on.
     fn repeat_of(&self, call: &ToolCall) -> Option<&AnsweredCall> {
-        if !self.toolkit.0.inner.loop_guard {
+        if !self.toolkit.guards_loops() {
             return None;
         }
         self.previous

@@ -11,7 +11,8 @@
 //! | `parse` | what counts as a call: every reader run over the reply, found calls checked against the offered tools, ids, the blocks cut out of the prose |
 //! | `json`, `xml`, `bare` | finding call blocks: `{"tool_calls": ..}` objects; `<tool_call>` elements (seed 002's and Hermes); bare `{"name", "arguments"}` objects |
 //! | `lenient` | reading call JSON with small models' slips (a missing last brace, single quotes, `True`, trailing commas), and the attempted calls of offered tools that cannot be read even so |
-//! | `recover` | calls a model with native tool calling wrote as text, read for the providers |
+//! | `recover` | calls a model with native tool calling wrote as text, read for the providers and for the agent (a reply to a request that allowed no calls) |
+//! | `history` | the history a provider sends after such calls: their turns as the text written, their results in plain words |
 //! | `elements` | reading XML-element parameters into a tree |
 //! | `typing` | giving that tree JSON types from the tool's parameter schema |
 //! | `syntax` | shared vocabulary: [`TextCallFormat`] and a call as written (a leaf) |
@@ -23,6 +24,8 @@
 mod bare;
 mod elements;
 mod error;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod history;
 mod json;
 mod lenient;
 mod parse;
@@ -40,7 +43,7 @@ pub use parse::{ParsedReply, parse_tool_calls};
 pub use syntax::TextCallFormat;
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-pub(crate) use recover::plain_history;
+pub(crate) use history::plain_history;
 pub(crate) use recover::recover;
 
 use std::sync::atomic::{AtomicU64, Ordering};
