@@ -1,14 +1,17 @@
 //! The loop guard: a call that repeats one of the model's previous step (same tool, same
 //! arguments), whose result the model has, is not run again — a read-only tool's result is given
 //! again with a line saying so, another tool's call is refused with that result — and each time
-//! is traced. A user's message between, an error before, other arguments, or the guard switched
-//! off: the call runs. A model that makes the same calls three steps running is asked for its
+//! is traced. A call denied in the last step is refused again with the reason, the approver not
+//! asked twice. A user's message between, an error before, other arguments, or the guard
+//! switched off: the call runs. A model that makes the same calls three steps running is asked for its
 //! answer once without calls (`tool_choice: none`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_toolkit::ReActAgent;
+use agent_toolkit::error::ToolErrorKind;
+use agent_toolkit::exec::{ApprovalDecision, ApprovalRequest};
 use agent_toolkit::model::{Message, ToolChoice};
 use agent_toolkit::prelude::*;
 use agent_toolkit::testing::{ScriptedModel, ScriptedTurn};
@@ -321,4 +324,92 @@ async fn the_notes_on_background_jobs_between_steps_are_no_new_question() {
         .count();
     assert_eq!(refused, 2);
     assert_eq!(requests[3].tool_choice, ToolChoice::None);
+}
+
+/// Delete a file.
+#[tool(requires_approval)]
+async fn remove(path: String, #[ctx] runs: Ctx<Runs>) -> String {
+    runs.0.0.fetch_add(1, Ordering::SeqCst);
+    format!("removed {path}")
+}
+
+#[tokio::test]
+async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is_asked_once() {
+    let runs = Arc::new(Runs::default());
+    let kit = Toolkit::builder()
+        .register(Remove)
+        .context_shared(runs.clone())
+        .build()
+        .unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let again = || ScriptedTurn::call("remove", json!({"path": "/etc/passwd"}));
+    let model = Arc::new(ScriptedModel::new([
+        again(),
+        again(),
+        again(),
+        ScriptedTurn::text("I may not remove it."),
+    ]));
+    let count = asked.clone();
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&kit)
+        .approver(move |_: ApprovalRequest| {
+            count.fetch_add(1, Ordering::SeqCst);
+            async { ApprovalDecision::Deny("never touch /etc".into()) }
+        })
+        .build()
+        .unwrap();
+    agent.run("remove /etc/passwd").await.unwrap();
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the approver is asked once"
+    );
+    assert_eq!(runs.0.load(Ordering::SeqCst), 0);
+    let kinds: Vec<Option<ToolErrorKind>> = agent
+        .memory()
+        .iter()
+        .filter_map(Message::as_tool)
+        .map(|m| m.error_kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(ToolErrorKind::Denied),
+            Some(ToolErrorKind::Repeated),
+            Some(ToolErrorKind::Repeated)
+        ]
+    );
+    for (text, is_error) in &results(&agent)[1..] {
+        assert!(is_error);
+        assert!(
+            text.contains("it was refused") && text.contains("never touch /etc"),
+            "{text}"
+        );
+        assert_eq!(text.matches("refused").count(), 1, "not nested: {text}");
+    }
+
+    // Without the guard, each repeat asks again.
+    let kit = Toolkit::builder()
+        .register(Remove)
+        .context_shared(runs.clone())
+        .loop_guard(false)
+        .build()
+        .unwrap();
+    asked.store(0, Ordering::SeqCst);
+    let model = Arc::new(ScriptedModel::new([
+        again(),
+        again(),
+        ScriptedTurn::text("No."),
+    ]));
+    let count = asked.clone();
+    let mut agent = ReActAgent::builder(model)
+        .toolkit(&kit)
+        .approver(move |_: ApprovalRequest| {
+            count.fetch_add(1, Ordering::SeqCst);
+            async { ApprovalDecision::Deny("never touch /etc".into()) }
+        })
+        .build()
+        .unwrap();
+    agent.run("remove /etc/passwd").await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
 }

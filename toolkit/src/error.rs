@@ -59,6 +59,25 @@ tool_error_kinds! {
     /// A background job of a tool that is neither idempotent nor read-only was running when its
     /// worker died: it may or may not have taken effect, and it is not run again.
     OutcomeUnknown => "outcome_unknown",
+    /// The call repeats one of the model's previous step and was not run again (the loop
+    /// guard): the message gives the earlier result, or the earlier refusal.
+    Repeated => "repeated",
+}
+
+impl serde::Serialize for ToolErrorKind {
+    /// As its [`as_str`](ToolErrorKind::as_str) name.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ToolErrorKind {
+    /// From its [`as_str`](ToolErrorKind::as_str) name; a name this version does not know is
+    /// an error.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 impl std::str::FromStr for ToolErrorKind {

@@ -364,9 +364,10 @@ impl ReActAgent {
     /// The earlier calls that `calls` (the last message's) repeat, with their results, for the
     /// turn's loop guard. Each call is looked for in the step before, then — while each step
     /// made it again and got an error for it (the guard's refusal) — in the one before that,
-    /// until a step answered it without error; only while nothing but results and the agent's
-    /// notes came between (a user's message starts afresh). A call whose only answers were
-    /// errors is not there: a retry after a failure is no loop.
+    /// until a step answered it without error, or denied it (an approver's or a policy's
+    /// refusal, which a repeat gets again without asking anew); only while nothing but results
+    /// and the agent's notes came between (a user's message starts afresh). A call whose only
+    /// answers were other errors is not there: a retry after a failure is no loop.
     fn previous_step(&self, calls: &[ToolCall]) -> Vec<AnsweredCall> {
         let Some((_, before)) = self.memory.split_last() else {
             return Vec::new();
@@ -383,16 +384,19 @@ impl ReActAgent {
                 let result = results
                     .iter()
                     .find_map(|m| m.as_tool().filter(|r| r.call_id == earlier.id));
-                match result {
+                let answer = match result {
                     Some(result) if !result.is_error => {
-                        if !answered.iter().any(|a| a.call.id == earlier.id) {
-                            answered
-                                .push(AnsweredCall::new(earlier.clone(), result.content.clone()));
-                        }
-                        break;
+                        AnsweredCall::new(earlier.clone(), result.content.clone())
+                    }
+                    Some(result) if result.error_kind == Some(ToolErrorKind::Denied) => {
+                        AnsweredCall::denied(earlier.clone(), result.content.clone())
                     }
                     _ => continue,
+                };
+                if !answered.iter().any(|a| a.call.id == earlier.id) {
+                    answered.push(answer);
                 }
+                break;
             }
         }
         answered

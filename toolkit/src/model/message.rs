@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ToolCall, ToolDefinition, ToolResult};
 
 /// Who wrote a message.
@@ -163,6 +164,16 @@ pub struct ToolMessage {
     /// The call failed (Anthropic's `is_error`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// Why, when it failed in this toolkit ([`Message::tool_result`]): what the agent's loop
+    /// guard tells an approver's denial by, which a repeat of the call gets again without asking
+    /// anew. `None` for results from elsewhere; a kind this version does not know reads as
+    /// `None`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "known_kind"
+    )]
+    pub error_kind: Option<ToolErrorKind>,
     /// Tools this result makes callable (the answer of a tool search). Providers with
     /// client-side tool search send them as references the model can call (Anthropic
     /// `tool_reference` blocks); others show the text alone.
@@ -182,9 +193,18 @@ impl ToolMessage {
             name: name.into(),
             content: content.into(),
             is_error: false,
+            error_kind: None,
             tool_references: Vec::new(),
         }
     }
+}
+
+/// A stored error kind, `None` when this version does not know it (a newer writer's).
+fn known_kind<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<ToolErrorKind>, D::Error> {
+    let name = <Option<std::borrow::Cow<'de, str>>>::deserialize(deserializer)?;
+    Ok(name.and_then(|name| name.parse().ok()))
 }
 
 /// A change of the tools the model may call, at one point of a conversation: tools found by
@@ -323,6 +343,7 @@ impl Message {
     pub fn tool_result(result: &ToolResult) -> Self {
         Message::Tool(ToolMessage {
             is_error: result.is_error(),
+            error_kind: result.error().map(ToolError::kind),
             ..ToolMessage::new(
                 result.call_id.clone(),
                 result.name.clone(),
@@ -481,6 +502,7 @@ impl MessageV1 {
                 name: self.name.unwrap_or_default(),
                 content: self.content,
                 is_error: self.is_error,
+                error_kind: None,
                 tool_references: self.tool_references,
             }),
         })

@@ -370,7 +370,8 @@ impl ToolkitBuilder {
         /// Answer a call that repeats one of the model's previous step — same tool, same
         /// arguments, a result already given — without running it again (on by default): a
         /// read-only or idempotent tool's earlier result is given again with a line saying so,
-        /// any other tool's call is refused with that result. See
+        /// any other tool's call is refused with that result, and a call denied in that step is
+        /// refused again with the reason (the approver is not asked twice). See
         /// [`AnsweredCall`](super::AnsweredCall) and
         /// [`Turn::after`](super::Turn::after).
         pub fn loop_guard(on: bool) => exec.loop_guard = on;

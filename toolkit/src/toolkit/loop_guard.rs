@@ -13,13 +13,16 @@
 //! an agent gives the calls of the model's last step, if nothing but their results (and its
 //! own notes on background jobs) came after it — a new user message starts afresh — or, for a
 //! call the guard refused there, the answer of the step before that made it. A call whose
-//! earlier answers were all errors is run again: a retry after a failure is not a loop.
+//! earlier answers were all errors is run again: a retry after a failure is not a loop — except
+//! a denial (an approver's or a policy's, [`ToolErrorKind::Denied`]): a call refused in the
+//! last step is refused again with that reason, and the approver is not asked twice. The
+//! guard's own answers are of the kind [`ToolErrorKind::Repeated`].
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
 
-/// A call of the model's previous step and the text of its (successful) result: what the loop
-/// guard compares a turn's calls with ([`Turn::after`](super::Turn::after)).
+/// A call of the model's previous step and the text of its result (a success, or a denial):
+/// what the loop guard compares a turn's calls with ([`Turn::after`](super::Turn::after)).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct AnsweredCall {
@@ -27,6 +30,9 @@ pub struct AnsweredCall {
     pub call: ToolCall,
     /// The text its result gave the model.
     pub answer: String,
+    /// It was refused ([`ToolErrorKind::Denied`]), `answer` saying why: a repeat is refused
+    /// with that reason, whatever the tool.
+    pub denied: bool,
 }
 
 impl AnsweredCall {
@@ -35,6 +41,15 @@ impl AnsweredCall {
         AnsweredCall {
             call,
             answer: answer.into(),
+            denied: false,
+        }
+    }
+
+    /// `call`, refused (by an approver or a policy) with `reason`.
+    pub fn denied(call: ToolCall, reason: impl Into<String>) -> Self {
+        AnsweredCall {
+            denied: true,
+            ..AnsweredCall::new(call, reason)
         }
     }
 
@@ -56,7 +71,7 @@ const GIVEN_AGAIN: &str = "\n\n[You made this same call in your last step; this 
 again, the tool was not run twice. Use it and go on, or call with other arguments.]";
 
 /// The answer to `call`, which repeats `earlier`: the earlier result given again (`repeatable`:
-/// a read-only or idempotent tool) or a refusal.
+/// a read-only or idempotent tool) or a refusal (any other tool, or an earlier denial).
 pub(super) fn answer(call: ToolCall, earlier: &AnsweredCall, repeatable: bool) -> ToolResult {
     let text = earlier
         .answer
@@ -67,14 +82,23 @@ pub(super) fn answer(call: ToolCall, earlier: &AnsweredCall, repeatable: bool) -
         tool = %call.name,
         call_id = %call.id,
         earlier_call_id = %earlier.call.id,
-        given_again = repeatable,
+        given_again = repeatable && !earlier.denied,
+        denied_before = earlier.denied,
         "a call repeating the last step's was not run again"
     );
-    let outcome = if repeatable {
+    let outcome = if earlier.denied {
+        Err(ToolError::new(
+            ToolErrorKind::Repeated,
+            format!(
+                "not run: you made this same call in your last step and it was refused: {text}. \
+                 Do not make it again; answer without it, or do something else."
+            ),
+        ))
+    } else if repeatable {
         Ok(ToolOutput::text(format!("{text}{GIVEN_AGAIN}")))
     } else {
         Err(ToolError::new(
-            ToolErrorKind::Denied,
+            ToolErrorKind::Repeated,
             format!(
                 "not run again: you made this same call in your last step, and it returned: \
                  {text}. Use that result, or call with other arguments if you need something \
@@ -152,9 +176,22 @@ mod tests {
     fn a_repeat_of_a_tool_that_may_act_is_refused_with_the_earlier_result() {
         let result = answer(ToolCall::new("c2", "weather", "{}"), &earlier("{}"), false);
         let error = result.error().expect("refused");
-        assert_eq!(error.kind(), crate::error::ToolErrorKind::Denied);
+        assert_eq!(error.kind(), crate::error::ToolErrorKind::Repeated);
         assert!(
             error.message().contains("returned: sunny"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn a_repeat_of_a_denied_call_is_refused_with_the_reason_even_for_a_read_only_tool() {
+        let denied = AnsweredCall::denied(ToolCall::new("c1", "weather", "{}"), "not today");
+        let result = answer(ToolCall::new("c2", "weather", "{}"), &denied, true);
+        let error = result.error().expect("refused");
+        assert_eq!(error.kind(), crate::error::ToolErrorKind::Repeated);
+        assert!(
+            error.message().contains("it was refused: not today"),
             "{}",
             error.message()
         );
