@@ -775,9 +775,15 @@ impl ToolIndex {
                 self.total_parameters as f64,
             ) / n
         };
-        let mut scores = vec![0f64; self.docs.len()];
-        // How many of each tool's name terms the query has.
-        let mut said = vec![0u16; self.docs.len()];
+        // Each slot's score, and how many of each tool's name terms the query has: zeros kept
+        // per thread between searches (the touched slots are zeroed after), not made anew.
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<(Vec<f64>, Vec<u16>)> =
+                std::cell::RefCell::default();
+        }
+        let (mut scores, mut said) = SCRATCH.with_borrow_mut(std::mem::take);
+        scores.resize(self.docs.len(), 0.0);
+        said.resize(self.docs.len(), 0);
         let mut touched: Vec<u32> = Vec::new();
         for (n_term, &(term, weight)) in weighted.iter().enumerate() {
             let word = n_term < words.len();
@@ -825,7 +831,13 @@ impl ToolIndex {
             }
         }
 
-        touched.iter().map(|&s| (scores[s as usize], s)).collect()
+        let ranked = touched.iter().map(|&s| (scores[s as usize], s)).collect();
+        for &slot in &touched {
+            scores[slot as usize] = 0.0;
+            said[slot as usize] = 0;
+        }
+        SCRATCH.with_borrow_mut(|scratch| *scratch = (scores, said));
+        ranked
     }
 
     /// The whole query's ranking and each need's, fused by reciprocal rank (`1 / (60 + rank)`
@@ -888,12 +900,30 @@ impl ToolIndex {
     }
 
     /// The `n` best of `ranked`, best first ([`order`](Self::order)).
+    ///
+    /// Chosen by score alone first (a number comparison, where the order looks at names), then
+    /// those and every other tool scored the same as the last of them sorted in full: the same
+    /// `n` as a selection in full order, for a fraction of its name comparisons.
     fn best_first<'r>(&self, ranked: &'r mut [(f64, u32)], n: usize) -> &'r [(f64, u32)] {
         let top = ranked.len().min(n);
-        if top > 0 && top < ranked.len() {
-            ranked.select_nth_unstable_by(top - 1, |a, b| self.order(a, b));
+        if top == 0 {
+            return &ranked[..0];
         }
-        ranked[..top].sort_unstable_by(|a, b| self.order(a, b));
+        let mut end = ranked.len();
+        if top < ranked.len() {
+            ranked.select_nth_unstable_by(top - 1, |a, b| b.0.total_cmp(&a.0));
+            // Before `top`: scores at least the cut's; after: at most. Bring the tools after
+            // that tie with the cut forward, to be ordered by name with the rest.
+            let cut = ranked[top - 1].0;
+            end = top;
+            for i in top..ranked.len() {
+                if ranked[i].0.total_cmp(&cut).is_eq() {
+                    ranked.swap(end, i);
+                    end += 1;
+                }
+            }
+        }
+        ranked[..end].sort_unstable_by(|a, b| self.order(a, b));
         &ranked[..top]
     }
 
@@ -917,19 +947,16 @@ impl ToolIndex {
     ) -> Vec<SearchHit> {
         let one_per_name = self.settings.one_per_name;
         let doc = |slot: u32| self.docs[slot as usize].as_ref();
-        let order = |a: &(f64, u32), b: &(f64, u32)| self.order(a, b);
         // Rank a few more than `limit` (filtered and one per name, some drop out), and more
         // only if too few are left.
         let mut wanted = limit.saturating_mul(4);
+        let all = ranked.len();
         loop {
-            let top = wanted.min(ranked.len());
-            if top < ranked.len() {
-                ranked.select_nth_unstable_by(top - 1, order);
-            }
-            ranked[..top].sort_unstable_by(order);
+            let best = self.best_first(&mut ranked, wanted);
+            let top = best.len();
             let mut hits = Vec::with_capacity(limit);
             let mut names: FxHashSet<&str> = FxHashSet::default();
-            for &(score, slot) in &ranked[..top] {
+            for &(score, slot) in best {
                 let Some(d) = doc(slot) else { continue };
                 if (one_per_name && !names.insert(d.name.as_str())) || !keep(&d.key) {
                     continue;
@@ -944,7 +971,7 @@ impl ToolIndex {
                     break;
                 }
             }
-            if hits.len() == limit || top == ranked.len() {
+            if hits.len() == limit || top == all {
                 return hits;
             }
             wanted = wanted.saturating_mul(4);
@@ -1143,6 +1170,33 @@ mod tests {
         assert_eq!(hits[0].name, "a_tool");
         assert_eq!(hits[1].name, "b_tool");
         assert!(index.search("same", 0).is_empty());
+    }
+
+    #[test]
+    fn the_best_among_many_ties_are_the_first_by_name() {
+        // 40 tools scored the same: the cut of the selection falls among ties.
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("tool_{:02}", (i * 17) % 40))
+            .collect();
+        let definitions: Vec<ToolDefinition> = names
+            .iter()
+            .map(|n| tool(n, "same words", json!({})))
+            .collect();
+        let index = ToolIndex::from_definitions(&definitions);
+        let hits: Vec<String> = index
+            .search("same words", 3)
+            .into_iter()
+            .map(|h| h.name)
+            .collect();
+        assert_eq!(hits, ["tool_00", "tool_01", "tool_02"]);
+        // The `n` best are those of a full sort, wherever the cut falls among ties.
+        let ranked: Vec<(f64, u32)> = (0..40u32).map(|s| (f64::from(s % 4), s)).collect();
+        let mut full = ranked.clone();
+        full.sort_by(|a, b| index.order(a, b));
+        for n in [1, 5, 9, 10, 11, 39, 40, 50] {
+            let mut some = ranked.clone();
+            assert_eq!(index.best_first(&mut some, n), &full[..n.min(40)], "{n}");
+        }
     }
 
     #[test]
