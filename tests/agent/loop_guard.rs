@@ -2,7 +2,8 @@
 //! arguments), whose result the model has, is not run again — a read-only tool's result is given
 //! again with a line saying so, another tool's call is refused with that result — and each time
 //! is traced. A call denied in the last step is refused again with the reason, the approver not
-//! asked twice. A user's message between, an error before, other arguments, or the guard
+//! asked twice; a background call's repeat, once its job was reported finished, gets the job's
+//! result. A user's message between, an error before, other arguments, or the guard
 //! switched off: the call runs. A model that makes the same calls three steps running is asked for its
 //! answer once without calls (`tool_choice: none`).
 
@@ -412,4 +413,65 @@ async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is
         .unwrap();
     agent.run("remove /etc/passwd").await.unwrap();
     assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+/// A model that takes a moment to answer (so that background jobs run meanwhile).
+struct Slow(Arc<ScriptedModel>);
+
+impl agent_toolkit::model::ChatModel for Slow {
+    fn chat(
+        &self,
+        request: agent_toolkit::model::ChatRequest,
+    ) -> futures::future::BoxFuture<
+        '_,
+        Result<agent_toolkit::model::ChatResponse, agent_toolkit::model::ModelError>,
+    > {
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            self.0.chat(request).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_repeat_of_a_background_call_reported_finished_gets_its_result() {
+    let runs = Arc::new(Runs::default());
+    let kit = Toolkit::builder()
+        .register(Report)
+        .context_shared(runs.clone())
+        .build()
+        .unwrap();
+    let again = || ScriptedTurn::call("report", json!({"topic": "sales"}));
+    let model = Arc::new(ScriptedModel::new([
+        again(),
+        again(),
+        again(),
+        again(),
+        ScriptedTurn::text("Sales are up."),
+    ]));
+    let mut agent = ReActAgent::builder(Arc::new(Slow(model)))
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    // The job finishes while the model thinks; the agent reports it before a later step.
+    agent.run("a report on sales").await.unwrap();
+    assert_eq!(runs.0.load(Ordering::SeqCst), 1);
+    let memory = agent.memory();
+    let reported = memory
+        .iter()
+        .position(|m| m.content().contains("finished: report on sales"))
+        .expect("the job was reported finished");
+    // Every repeat after the report quotes the job's result, not "running in the background".
+    let after: Vec<&str> = memory[reported..]
+        .iter()
+        .filter_map(Message::as_tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert!(!after.is_empty());
+    for text in after {
+        assert!(
+            text.contains("returned: report on sales") && !text.contains("background"),
+            "{text}"
+        );
+    }
 }

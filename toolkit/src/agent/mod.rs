@@ -58,13 +58,14 @@ pub use paused_run::{PausedRun, PendingApproval, PendingQuestion};
 pub use resume_error::ResumeError;
 pub use search::ToolSearch;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::background::JobId;
 use crate::context::{Level, ToolContext};
 use crate::exec::ApprovalHook;
 use crate::model::{ChatModel, GenerationOptions, Message, ToolChoice};
+use crate::tool::ToolCall;
 use crate::toolkit::{CodeExecution, GroupInfo, ProgramMode, Toolkit};
 
 /// A ReAct agent. Build one with [`ReActAgent::builder`].
@@ -87,6 +88,10 @@ pub struct ReActAgent {
     /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
     /// job id: the model may have used one call id for several of them.
     pending_background: Vec<JobId>,
+    /// Background calls reported finished: by call id, the call and its result's text. The
+    /// loop guard answers a repeat of such a call with its result, not with the "running in
+    /// the background" it first got.
+    finished_background: HashMap<Arc<str>, (ToolCall, String)>,
     /// A run stopped at calls that wait for approval or for external results. Its
     /// `messages` stay empty: the memory is the conversation.
     suspended: Option<PausedRun>,
@@ -166,6 +171,7 @@ impl ReActAgent {
     /// Forget the conversation (and any run waiting for approvals or external results).
     pub fn clear_memory(&mut self) {
         self.memory.clear();
+        self.finished_background.clear();
         self.suspended = None;
         self.found.tool_list = search::ToolList::default();
     }
@@ -486,6 +492,7 @@ impl ReActAgentBuilder {
             managed_groups: managed,
             memory: Vec::new(),
             pending_background: Vec::new(),
+            finished_background: HashMap::new(),
             suspended: None,
             found: search::Found::default(),
             programs: self.programs,

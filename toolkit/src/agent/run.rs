@@ -386,7 +386,15 @@ impl ReActAgent {
                     .find_map(|m| m.as_tool().filter(|r| r.call_id == earlier.id));
                 let answer = match result {
                     Some(result) if !result.is_error => {
-                        AnsweredCall::new(earlier.clone(), result.content.clone())
+                        // A background call's answer is "running"; once reported finished,
+                        // its result.
+                        let finished = self
+                            .finished_background
+                            .get(&earlier.id)
+                            .filter(|(call, _)| crate::toolkit::repeats(earlier, call))
+                            .map(|(_, text)| text.clone());
+                        let text = finished.unwrap_or_else(|| result.content.clone());
+                        AnsweredCall::new(earlier.clone(), text)
                     }
                     Some(result) if result.error_kind == Some(ToolErrorKind::Denied) => {
                         AnsweredCall::denied(earlier.clone(), result.content.clone())
@@ -513,6 +521,8 @@ impl ReActAgent {
                 Some(result) if record.status != JobStatus::Pending => {
                     let text = result.model_text();
                     finished.push(format!("- call {id} ({name}, job {job}) finished: {text}"));
+                    self.finished_background
+                        .insert(id.clone(), (record.call.clone(), text.into_owned()));
                 }
                 _ => {
                     running.push(format!("- call {id} ({name}, job {job})"));

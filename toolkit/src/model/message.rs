@@ -526,3 +526,42 @@ pub(crate) fn upgrade_v1(messages: &mut serde_json::Value) -> Result<(), String>
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::ToolResult;
+
+    #[test]
+    fn a_result_keeps_its_error_kind_through_storage() {
+        let denied = ToolResult::new(
+            "c1",
+            "remove",
+            Err(ToolError::new(ToolErrorKind::Denied, "not approved")),
+            0,
+        );
+        let message = Message::tool_result(&denied);
+        let stored = serde_json::to_value(&message).unwrap();
+        assert_eq!(stored["error_kind"], "denied", "{stored}");
+        let back: Message = serde_json::from_value(stored.clone()).unwrap();
+        assert_eq!(back, message);
+        assert_eq!(
+            back.as_tool().unwrap().error_kind,
+            Some(ToolErrorKind::Denied)
+        );
+        // A success stores none; a kind this version does not know reads as none.
+        let done = Ok(crate::tool::ToolOutput::text("done"));
+        let ok = Message::tool_result(&ToolResult::new("c2", "remove", done, 0));
+        assert!(
+            serde_json::to_value(&ok)
+                .unwrap()
+                .get("error_kind")
+                .is_none()
+        );
+        let mut newer = stored;
+        newer["error_kind"] = "a_kind_from_later".into();
+        let read: Message = serde_json::from_value(newer).unwrap();
+        assert_eq!(read.as_tool().unwrap().error_kind, None);
+        assert!(read.as_tool().unwrap().is_error);
+    }
+}

@@ -15,8 +15,10 @@
 //! call the guard refused there, the answer of the step before that made it. A call whose
 //! earlier answers were all errors is run again: a retry after a failure is not a loop — except
 //! a denial (an approver's or a policy's, [`ToolErrorKind::Denied`]): a call refused in the
-//! last step is refused again with that reason, and the approver is not asked twice. The
-//! guard's own answers are of the kind [`ToolErrorKind::Repeated`].
+//! last step is refused again with that reason, and the approver is not asked twice. An agent
+//! gives a background call whose job it has reported finished with the job's result, not the
+//! "running in the background" the call first got. The guard's own answers are of the kind
+//! [`ToolErrorKind::Repeated`].
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::tool::{ToolCall, ToolOutput, ToolResult};
@@ -77,6 +79,12 @@ pub(super) fn answer(call: ToolCall, earlier: &AnsweredCall, repeatable: bool) -
         .answer
         .strip_suffix(GIVEN_AGAIN)
         .unwrap_or(&earlier.answer);
+    // Quoted inside a sentence: without the "Error: " a failed result is shown with, and
+    // without its last full stop.
+    let quoted = text
+        .strip_prefix("Error: ")
+        .unwrap_or(text)
+        .trim_end_matches('.');
     tracing::warn!(
         target: "agent_toolkit::loop_guard",
         tool = %call.name,
@@ -90,7 +98,7 @@ pub(super) fn answer(call: ToolCall, earlier: &AnsweredCall, repeatable: bool) -
         Err(ToolError::new(
             ToolErrorKind::Repeated,
             format!(
-                "not run: you made this same call in your last step and it was refused: {text}. \
+                "not run: you made this same call in your last step and it was refused: {quoted}. \
                  Do not make it again; answer without it, or do something else."
             ),
         ))
@@ -101,7 +109,7 @@ pub(super) fn answer(call: ToolCall, earlier: &AnsweredCall, repeatable: bool) -
             ToolErrorKind::Repeated,
             format!(
                 "not run again: you made this same call in your last step, and it returned: \
-                 {text}. Use that result, or call with other arguments if you need something \
+                 {quoted}. Use that result, or call with other arguments if you need something \
                  else."
             ),
         ))
