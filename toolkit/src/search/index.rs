@@ -79,6 +79,14 @@ impl FieldWeights {
     fn is_one_bag(&self) -> bool {
         *self == FieldWeights::new(1.0, 1.0, 1.0)
     }
+
+    /// A length (or a count) of `total` terms, `name` of them in the name and `parameters` in
+    /// the parameters, with the fields weighted (BM25F).
+    fn weigh(&self, total: f64, name: f64, parameters: f64) -> f64 {
+        self.name * name
+            + self.parameters * parameters
+            + self.description * (total - name - parameters)
+    }
 }
 
 impl Default for FieldWeights {
@@ -220,6 +228,9 @@ pub struct ToolIndex {
     lengths: Vec<u32>,
     name_lengths: Vec<u16>,
     parameter_lengths: Vec<u32>,
+    /// By slot, the tool's length as BM25 reads it: its fields weighted, unless they are one
+    /// bag (worked out once, not for each posting of each search).
+    weighted_lengths: Vec<f64>,
     free: Vec<u32>,
     by_key: FxHashMap<String, u32>,
     /// The summed length of every tool, and of every tool's name and parameters.
@@ -343,6 +354,7 @@ impl ToolIndex {
             lengths: Vec::new(),
             name_lengths: Vec::new(),
             parameter_lengths: Vec::new(),
+            weighted_lengths: Vec::new(),
             free: Vec::new(),
             by_key: FxHashMap::default(),
             total: 0,
@@ -475,6 +487,7 @@ impl ToolIndex {
                 self.lengths.push(0);
                 self.name_lengths.push(0);
                 self.parameter_lengths.push(0);
+                self.weighted_lengths.push(0.0);
                 #[cfg(feature = "semantic")]
                 if let Some(semantic) = &mut self.semantic {
                     let d = semantic.model.dimensions();
@@ -523,6 +536,16 @@ impl ToolIndex {
         self.lengths[i] = length;
         self.name_lengths[i] = name_length;
         self.parameter_lengths[i] = parameter_length;
+        let fields = self.settings.fields;
+        self.weighted_lengths[i] = if fields.is_one_bag() {
+            f64::from(length)
+        } else {
+            fields.weigh(
+                f64::from(length),
+                f64::from(name_length),
+                f64::from(parameter_length),
+            )
+        };
         self.total += u64::from(length);
         self.total_name += u64::from(name_length);
         self.total_parameters += u64::from(parameter_length);
@@ -652,6 +675,7 @@ impl ToolIndex {
         self.lengths[i] = 0;
         self.name_lengths[i] = 0;
         self.parameter_lengths[i] = 0;
+        self.weighted_lengths[i] = 0.0;
         #[cfg(feature = "semantic")]
         if let Some(semantic) = &mut self.semantic {
             let d = semantic.model.dimensions();
@@ -760,16 +784,10 @@ impl ToolIndex {
 
         let n = f64::from(self.live);
         let one_bag = fields.is_one_bag();
-        // A tool's length, its fields weighted (BM25F).
-        let weighted_length = |total: f64, name: f64, parameters: f64| {
-            fields.name * name
-                + fields.parameters * parameters
-                + fields.description * (total - name - parameters)
-        };
         let average = if one_bag {
             self.total as f64 / n
         } else {
-            weighted_length(
+            fields.weigh(
                 self.total as f64,
                 self.total_name as f64,
                 self.total_parameters as f64,
@@ -795,21 +813,16 @@ impl ToolIndex {
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln() * weight;
             for posting in list {
                 let i = posting.doc as usize;
-                let (tf, dl) = if one_bag {
-                    (f64::from(posting.count), f64::from(self.lengths[i]))
+                let tf = if one_bag {
+                    f64::from(posting.count)
                 } else {
-                    let tf = weighted_length(
+                    fields.weigh(
                         f64::from(posting.count),
                         f64::from(posting.in_name),
                         f64::from(posting.in_parameters),
-                    );
-                    let dl = weighted_length(
-                        f64::from(self.lengths[i]),
-                        f64::from(self.name_lengths[i]),
-                        f64::from(self.parameter_lengths[i]),
-                    );
-                    (tf, dl)
+                    )
                 };
+                let dl = self.weighted_lengths[i];
                 if scores[i] == 0.0 {
                     touched.push(posting.doc);
                 }
