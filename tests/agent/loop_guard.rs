@@ -475,3 +475,60 @@ async fn a_repeat_of_a_background_call_reported_finished_gets_its_result() {
         );
     }
 }
+
+/// A report that fails the first time.
+#[tool(background)]
+async fn shaky_report(topic: String, #[ctx] runs: Ctx<Runs>) -> Result<String, ToolError> {
+    if runs.0.0.fetch_add(1, Ordering::SeqCst) == 0 {
+        return Err(ToolError::execution("the printer jammed"));
+    }
+    Ok(format!("report on {topic}"))
+}
+
+#[tokio::test]
+async fn a_repeat_of_a_background_call_whose_job_failed_runs_again() {
+    let runs = Arc::new(Runs::default());
+    let kit = Toolkit::builder()
+        .register(ShakyReport)
+        .context_shared(runs.clone())
+        .build()
+        .unwrap();
+    let again = || ScriptedTurn::call("shaky_report", json!({"topic": "sales"}));
+    let model = Arc::new(ScriptedModel::new([
+        again(),
+        again(),
+        again(),
+        again(),
+        ScriptedTurn::text("Sales are up."),
+    ]));
+    let mut agent = ReActAgent::builder(Arc::new(Slow(model)))
+        .toolkit(&kit)
+        .build()
+        .unwrap();
+    agent.run("a report on sales").await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // The first job failed; once that was reported, the repeat ran as a retry.
+    let memory = agent.memory();
+    assert!(
+        memory
+            .iter()
+            .any(|m| m.content().contains("finished: Error: the printer jammed")),
+        "{memory:?}"
+    );
+    assert!(runs.0.load(Ordering::SeqCst) >= 2, "the retry ran");
+    // No repeat was answered with the stale "running in the background" after the failure.
+    let failed_at = memory
+        .iter()
+        .position(|m| m.content().contains("printer jammed"))
+        .unwrap();
+    let next_call = memory[failed_at..]
+        .iter()
+        .filter_map(Message::as_tool)
+        .next()
+        .expect("a call after the report");
+    assert!(
+        next_call.content.contains("is running in the background") && !next_call.is_error,
+        "the retry was submitted: {}",
+        next_call.content
+    );
+}

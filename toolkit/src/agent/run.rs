@@ -387,14 +387,17 @@ impl ReActAgent {
                 let answer = match result {
                     Some(result) if !result.is_error => {
                         // A background call's answer is "running"; once reported finished,
-                        // its result.
+                        // its result — and a job that failed is like a call that failed: its
+                        // repeat is a retry.
                         let finished = self
                             .finished_background
                             .get(&earlier.id)
-                            .filter(|(call, _)| crate::toolkit::repeats(earlier, call))
-                            .map(|(_, text)| text.clone());
-                        let text = finished.unwrap_or_else(|| result.content.clone());
-                        AnsweredCall::new(earlier.clone(), text)
+                            .filter(|(call, _)| crate::toolkit::repeats(earlier, call));
+                        match finished {
+                            Some((_, Err(_))) => continue,
+                            Some((_, Ok(text))) => AnsweredCall::new(earlier.clone(), text.clone()),
+                            None => AnsweredCall::new(earlier.clone(), result.content.clone()),
+                        }
                     }
                     Some(result) if result.error_kind == Some(ToolErrorKind::Denied) => {
                         AnsweredCall::denied(earlier.clone(), result.content.clone())
@@ -521,8 +524,13 @@ impl ReActAgent {
                 Some(result) if record.status != JobStatus::Pending => {
                     let text = result.model_text();
                     finished.push(format!("- call {id} ({name}, job {job}) finished: {text}"));
+                    let outcome = if result.is_error() {
+                        Err(())
+                    } else {
+                        Ok(text.to_string())
+                    };
                     self.finished_background
-                        .insert(id.clone(), (record.call.clone(), text.into_owned()));
+                        .insert(id.clone(), (record.call.clone(), outcome));
                 }
                 _ => {
                     running.push(format!("- call {id} ({name}, job {job})"));

@@ -17,7 +17,8 @@
 //! a denial (an approver's or a policy's, [`ToolErrorKind::Denied`]): a call refused in the
 //! last step is refused again with that reason, and the approver is not asked twice. An agent
 //! gives a background call whose job it has reported finished with the job's result, not the
-//! "running in the background" the call first got. The guard's own answers are of the kind
+//! "running in the background" the call first got (a failed job's repeat is a retry, and runs).
+//! The guard's own answers are of the kind
 //! [`ToolErrorKind::Repeated`].
 
 use crate::error::{ToolError, ToolErrorKind};
