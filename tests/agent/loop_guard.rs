@@ -334,24 +334,24 @@ async fn remove(path: String, #[ctx] runs: Ctx<Runs>) -> String {
     format!("removed {path}")
 }
 
-#[tokio::test]
-async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is_asked_once() {
+/// A run where the model calls `remove` the same way `repeats` times and the approver denies
+/// every call it is asked about: the agent, how often the approver was asked, how often the
+/// tool ran.
+async fn denied_repeatedly(guard: bool, repeats: usize) -> (ReActAgent, usize, usize) {
     let runs = Arc::new(Runs::default());
     let kit = Toolkit::builder()
         .register(Remove)
         .context_shared(runs.clone())
+        .loop_guard(guard)
         .build()
         .unwrap();
-    let asked = Arc::new(AtomicUsize::new(0));
     let again = || ScriptedTurn::call("remove", json!({"path": "/etc/passwd"}));
-    let model = Arc::new(ScriptedModel::new([
-        again(),
-        again(),
-        again(),
-        ScriptedTurn::text("I may not remove it."),
-    ]));
+    let turns = std::iter::repeat_with(again)
+        .take(repeats)
+        .chain([ScriptedTurn::text("I may not remove it.")]);
+    let asked = Arc::new(AtomicUsize::new(0));
     let count = asked.clone();
-    let mut agent = ReActAgent::builder(model)
+    let mut agent = ReActAgent::builder(Arc::new(ScriptedModel::new(turns)))
         .toolkit(&kit)
         .approver(move |_: ApprovalRequest| {
             count.fetch_add(1, Ordering::SeqCst);
@@ -360,12 +360,18 @@ async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is
         .build()
         .unwrap();
     agent.run("remove /etc/passwd").await.unwrap();
-    assert_eq!(
+    (
+        agent,
         asked.load(Ordering::SeqCst),
-        1,
-        "the approver is asked once"
-    );
-    assert_eq!(runs.0.load(Ordering::SeqCst), 0);
+        runs.0.load(Ordering::SeqCst),
+    )
+}
+
+#[tokio::test]
+async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is_asked_once() {
+    let (agent, asked, runs) = denied_repeatedly(true, 3).await;
+    assert_eq!(asked, 1, "the approver is asked once");
+    assert_eq!(runs, 0);
     let kinds: Vec<Option<ToolErrorKind>> = agent
         .memory()
         .iter()
@@ -390,29 +396,8 @@ async fn a_denied_call_made_again_is_refused_with_the_reason_and_the_approver_is
     }
 
     // Without the guard, each repeat asks again.
-    let kit = Toolkit::builder()
-        .register(Remove)
-        .context_shared(runs.clone())
-        .loop_guard(false)
-        .build()
-        .unwrap();
-    asked.store(0, Ordering::SeqCst);
-    let model = Arc::new(ScriptedModel::new([
-        again(),
-        again(),
-        ScriptedTurn::text("No."),
-    ]));
-    let count = asked.clone();
-    let mut agent = ReActAgent::builder(model)
-        .toolkit(&kit)
-        .approver(move |_: ApprovalRequest| {
-            count.fetch_add(1, Ordering::SeqCst);
-            async { ApprovalDecision::Deny("never touch /etc".into()) }
-        })
-        .build()
-        .unwrap();
-    agent.run("remove /etc/passwd").await.unwrap();
-    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    let (_, asked, _) = denied_repeatedly(false, 2).await;
+    assert_eq!(asked, 2);
 }
 
 /// A model that takes a moment to answer (so that background jobs run meanwhile).
@@ -433,6 +418,21 @@ impl agent_toolkit::model::ChatModel for Slow {
     }
 }
 
+/// A run on a [`Slow`] model that calls `tool` about sales four times, then answers.
+async fn four_repeats_on_a_slow_model(kit: &Toolkit, tool: &str) -> ReActAgent {
+    let again = || ScriptedTurn::call(tool, json!({"topic": "sales"}));
+    let turns = std::iter::repeat_with(again)
+        .take(4)
+        .chain([ScriptedTurn::text("Sales are up.")]);
+    let model = Arc::new(ScriptedModel::new(turns));
+    let mut agent = ReActAgent::builder(Arc::new(Slow(model)))
+        .toolkit(kit)
+        .build()
+        .unwrap();
+    agent.run("a report on sales").await.unwrap();
+    agent
+}
+
 #[tokio::test]
 async fn a_repeat_of_a_background_call_reported_finished_gets_its_result() {
     let runs = Arc::new(Runs::default());
@@ -441,20 +441,8 @@ async fn a_repeat_of_a_background_call_reported_finished_gets_its_result() {
         .context_shared(runs.clone())
         .build()
         .unwrap();
-    let again = || ScriptedTurn::call("report", json!({"topic": "sales"}));
-    let model = Arc::new(ScriptedModel::new([
-        again(),
-        again(),
-        again(),
-        again(),
-        ScriptedTurn::text("Sales are up."),
-    ]));
-    let mut agent = ReActAgent::builder(Arc::new(Slow(model)))
-        .toolkit(&kit)
-        .build()
-        .unwrap();
     // The job finishes while the model thinks; the agent reports it before a later step.
-    agent.run("a report on sales").await.unwrap();
+    let agent = four_repeats_on_a_slow_model(&kit, "report").await;
     assert_eq!(runs.0.load(Ordering::SeqCst), 1);
     let memory = agent.memory();
     let reported = memory
@@ -493,19 +481,7 @@ async fn a_repeat_of_a_background_call_whose_job_failed_runs_again() {
         .context_shared(runs.clone())
         .build()
         .unwrap();
-    let again = || ScriptedTurn::call("shaky_report", json!({"topic": "sales"}));
-    let model = Arc::new(ScriptedModel::new([
-        again(),
-        again(),
-        again(),
-        again(),
-        ScriptedTurn::text("Sales are up."),
-    ]));
-    let mut agent = ReActAgent::builder(Arc::new(Slow(model)))
-        .toolkit(&kit)
-        .build()
-        .unwrap();
-    agent.run("a report on sales").await.unwrap();
+    let agent = four_repeats_on_a_slow_model(&kit, "shaky_report").await;
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     // The first job failed; once that was reported, the repeat ran as a retry.
     let memory = agent.memory();

@@ -88,10 +88,10 @@ pub struct ReActAgent {
     /// Background jobs this agent started and has not reported yet, oldest first. Tracked by
     /// job id: the model may have used one call id for several of them.
     pending_background: Vec<JobId>,
-    /// Background calls reported finished: by call id, the call and its result's text (`Err`
+    /// Background calls reported finished: by call id, the call and its result's text (`None`
     /// for a job that failed). The loop guard answers a repeat of such a call with its result,
     /// not with the "running in the background" it first got; a failed one's repeat runs.
-    finished_background: HashMap<Arc<str>, (ToolCall, Result<String, ()>)>,
+    finished_background: HashMap<Arc<str>, (ToolCall, Option<String>)>,
     /// A run stopped at calls that wait for approval or for external results. Its
     /// `messages` stay empty: the memory is the conversation.
     suspended: Option<PausedRun>,

@@ -394,8 +394,10 @@ impl ReActAgent {
                             .get(&earlier.id)
                             .filter(|(call, _)| crate::toolkit::repeats(earlier, call));
                         match finished {
-                            Some((_, Err(_))) => continue,
-                            Some((_, Ok(text))) => AnsweredCall::new(earlier.clone(), text.clone()),
+                            Some((_, None)) => continue,
+                            Some((_, Some(text))) => {
+                                AnsweredCall::new(earlier.clone(), text.clone())
+                            }
                             None => AnsweredCall::new(earlier.clone(), result.content.clone()),
                         }
                     }
@@ -524,13 +526,9 @@ impl ReActAgent {
                 Some(result) if record.status != JobStatus::Pending => {
                     let text = result.model_text();
                     finished.push(format!("- call {id} ({name}, job {job}) finished: {text}"));
-                    let outcome = if result.is_error() {
-                        Err(())
-                    } else {
-                        Ok(text.to_string())
-                    };
+                    let answer = (!result.is_error()).then(|| text.to_string());
                     self.finished_background
-                        .insert(id.clone(), (record.call.clone(), outcome));
+                        .insert(id.clone(), (record.call.clone(), answer));
                 }
                 _ => {
                     running.push(format!("- call {id} ({name}, job {job})"));
