@@ -506,3 +506,35 @@ async fn constrained_calls_send_a_reply_schema_and_read_calls_or_an_answer() {
     assert_ne!(requests[3].body["stream"], json!(true), "asked whole");
     assert!(requests[3].body.get("response_format").is_some());
 }
+
+/// Constrained, `tool_choice: none` (what an agent sends a model that loops) holds the reply to
+/// an answer: the schema has no calls and the prompt describes no tools, so a model that writes
+/// calls whatever it is told gives its answer.
+#[tokio::test]
+async fn constrained_with_tool_choice_none_holds_the_reply_to_an_answer() {
+    let server = Server::start([openai_text(r#"{"answer": "It is sunny in Paris."}"#)]).await;
+    let model = OpenAiChat::builder()
+        .base_url(format!("{}/v1", server.url))
+        .model("local")
+        .constrained_tool_calls(true)
+        .build()
+        .unwrap();
+    let answer = model
+        .chat(ask().with_tool_choice(ToolChoice::None))
+        .await
+        .unwrap();
+    assert!(answer.message.tool_calls.is_empty());
+    assert_eq!(answer.message.content, "It is sunny in Paris.");
+
+    let body = &server.requests()[0].body;
+    assert!(body.get("tools").is_none(), "{body}");
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["anyOf"],
+        json!([{"type": "object", "properties": {"answer": {"type": "string"}},
+                "required": ["answer"], "additionalProperties": false}]),
+        "{body}"
+    );
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(!system.contains("get_weather"), "{body}");
+}

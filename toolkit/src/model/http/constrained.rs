@@ -3,7 +3,9 @@
 //! a request with tools is sent with the tools described in the prompt, as when the server
 //! refused the model's output ([`recovery`](super::recovery)), and a schema built from the
 //! offered tools: the reply can only be `{"tool_calls": [...]}` naming offered tools with
-//! arguments their schemas accept, or `{"answer": "..."}`. The calls are read from that JSON
+//! arguments their schemas accept, or `{"answer": "..."}` — only the answer when `tool_choice`
+//! is `none`, so that a model which writes calls whatever it is told (small models do, when an
+//! agent asks them for their answer) cannot. The calls are read from that JSON
 //! through the usual reading of calls written as text (so every rule of the toolkit still
 //! applies); an answer becomes the reply's text.
 //!
@@ -20,9 +22,10 @@ use super::recovery::{self, Ask};
 use crate::model::text_calls::as_text_request;
 use crate::model::{ChatRequest, ChatResponse, Message, ModelError, ToolChoice};
 
-/// Whether `request` is sent constrained: it offers tools the model may call.
+/// Whether `request` is sent constrained: it has tools (with `tool_choice: none`, held to an
+/// answer).
 pub(crate) fn applies(request: &ChatRequest) -> bool {
-    !request.tools.is_empty() && request.tool_choice != ToolChoice::None
+    !request.tools.is_empty()
 }
 
 /// `request` asked constrained (see the module docs).
@@ -37,12 +40,15 @@ pub(crate) async fn chat(request: ChatRequest, ask: Ask<'_>) -> Result<ChatRespo
 /// The text request with the reply's schema, and a line saying what to write.
 fn constrain(request: &ChatRequest) -> ChatRequest {
     let mut text = as_text_request(request);
-    let answer = request.tool_choice == ToolChoice::Auto;
-    let line = if answer {
-        "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]} \
-         to call tools, or {\"answer\": \"...\"} to answer the user."
-    } else {
-        "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]}."
+    let line = match request.tool_choice {
+        ToolChoice::Auto => {
+            "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]} \
+             to call tools, or {\"answer\": \"...\"} to answer the user."
+        }
+        ToolChoice::None => "Reply with one JSON object: {\"answer\": \"...\"} to answer the user.",
+        ToolChoice::Required | ToolChoice::Specific(_) => {
+            "Reply with one JSON object: {\"tool_calls\": [{\"name\": ..., \"arguments\": {...}}]}."
+        }
     };
     match text.messages.first_mut() {
         Some(Message::System { content }) => {
@@ -63,7 +69,8 @@ pub(crate) fn reply_schema(request: &ChatRequest) -> Value {
         .iter()
         .filter(|tool| match &request.tool_choice {
             ToolChoice::Specific(name) => tool.name() == name,
-            _ => true,
+            ToolChoice::None => false,
+            ToolChoice::Auto | ToolChoice::Required => true,
         })
         .enumerate()
         .map(|(i, tool)| {
@@ -81,13 +88,16 @@ pub(crate) fn reply_schema(request: &ChatRequest) -> Value {
     if !request.parallel_tool_calls {
         calls["maxItems"] = json!(1);
     }
-    let mut branches = vec![json!({
-        "type": "object",
-        "properties": {"tool_calls": calls},
-        "required": ["tool_calls"],
-        "additionalProperties": false,
-    })];
-    if request.tool_choice == ToolChoice::Auto {
+    let mut branches = Vec::new();
+    if request.tool_choice != ToolChoice::None {
+        branches.push(json!({
+            "type": "object",
+            "properties": {"tool_calls": calls},
+            "required": ["tool_calls"],
+            "additionalProperties": false,
+        }));
+    }
+    if matches!(request.tool_choice, ToolChoice::Auto | ToolChoice::None) {
         branches.push(json!({
             "type": "object",
             "properties": {"answer": {"type": "string"}},
@@ -237,7 +247,12 @@ mod schema_tests {
         assert!(!valid(&required, json!({"answer": "no"})));
         assert!(valid(&required, json!({"tool_calls": [weather.clone()]})));
         let named = reply_schema(&request().with_tool_choice(ToolChoice::Specific("order".into())));
-        assert!(!valid(&named, json!({"tool_calls": [weather]})));
+        assert!(!valid(&named, json!({"tool_calls": [weather.clone()]})));
+        // `none` (an agent asking a looping model for its answer): an answer and nothing else.
+        let none = reply_schema(&request().with_tool_choice(ToolChoice::None));
+        assert!(valid(&none, json!({"answer": "It is 21 C."})));
+        assert!(!valid(&none, json!({"tool_calls": [weather]})));
+        assert!(none.get("$defs").is_none(), "{none}");
     }
 }
 
