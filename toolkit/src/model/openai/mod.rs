@@ -126,8 +126,8 @@ impl OpenAiChatBuilder {
     /// arguments its schema accepts, or `{"answer": ".."}` (when [`ToolChoice`] lets it answer;
     /// a named tool choice leaves only that tool, `none` only the answer, parallel calls off
     /// allows one call). With `none` — what an agent sends a model that repeats its calls —
-    /// the reply is an answer whatever the model would write. The
-    /// calls are read as calls written as text are, and an answer becomes the reply's text.
+    /// the reply is an answer whatever the model would write. The calls are read as calls
+    /// written as text are, and an answer becomes the reply's text.
     /// Hidden parameters are never in a definition, so never in the schema. While constrained a
     /// request is not streamed: the reply is one JSON value, asked whole, its events sent
     /// after.
