@@ -92,6 +92,23 @@ async fn arguments_are_checked_as_a_models_are() {
 }
 
 #[tokio::test]
+async fn one_value_goes_to_a_tools_one_parameter() {
+    // As programs call functions: `forecast` has one parameter, `send` one visible one (its key
+    // is hidden). `charge` has two, so a lone value is refused with a valid call to copy.
+    let (result, _) = run(r#"
+        const a = await tools.forecast("Oslo");
+        const b = await tools.send("bo");
+        try { await tools.charge(100); return "charged"; }
+        catch (e) { return [a.city, b, e.kind, e.message.includes('"customer"')]; }
+    "#)
+    .await;
+    assert_eq!(
+        ok(&result),
+        r#"["Oslo","sent to bo with key 5","invalid_arguments",true]"#
+    );
+}
+
+#[tokio::test]
 async fn switched_off_tools_are_refused_from_code() {
     let effects = Arc::new(Effects::default());
     let toolkit = toolkit(effects.clone());

@@ -39,6 +39,11 @@
 //! by what it returned (strings as they are, other values as JSON), cut to the toolkit's result
 //! budget.
 //!
+//! **A tool called with one value** instead of an arguments object (`tools.forecast("Oslo")`:
+//! programs call functions that way, and real models write them so) gets the value as its one
+//! parameter, when it has exactly one, or exactly one required. Otherwise the call is refused
+//! as written, and the error shows a valid call.
+//!
 //! **What it cannot do**: reach the host. There is no module loader (`import` fails), no file
 //! system, network, environment, timers or host objects; hidden parameters cannot be set from
 //! code (the toolkit refuses them as it refuses a model's). It runs under limits

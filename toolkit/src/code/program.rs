@@ -224,6 +224,20 @@ impl Run<'_> {
         let mut to_run: Vec<(usize, usize, ToolCall, CallKind)> = Vec::new();
         let mut approved: HashSet<Arc<str>> = HashSet::new();
         let mut fresh = false;
+        let calls: Vec<HostCall> = calls
+            .into_iter()
+            .map(|mut host| {
+                if host.kind == CallKind::Tool
+                    && let Some(named) = self
+                        .toolkit
+                        .definition(&host.name)
+                        .and_then(|d| named_arguments(d.parameters(), &host.arguments))
+                {
+                    host.arguments = named;
+                }
+                host
+            })
+            .collect();
         for (i, host) in calls.iter().enumerate() {
             let arguments: Value = serde_json::from_str(&host.arguments).unwrap_or(Value::Null);
             let call = ToolCall::new(
@@ -463,6 +477,36 @@ enum Step {
     },
 }
 
+/// A tool called with one value instead of an object of named arguments, as programs call
+/// functions (`tools.get_budget("sales")`): the value as the tool's one parameter, when that is
+/// unambiguous — the schema names exactly one parameter, or exactly one required one. `None`
+/// when the arguments are an object (or `null`, no arguments), or the value could go to more than
+/// one parameter: the call then goes as written, and a wrong one gets the usual error with a
+/// valid call. Only what the model sees is in `parameters`, never a hidden parameter.
+fn named_arguments(parameters: &Value, arguments: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(arguments).ok()?;
+    if value.is_object() || value.is_null() {
+        return None;
+    }
+    let properties = parameters.get("properties")?.as_object()?;
+    let name = if properties.len() == 1 {
+        properties.keys().next()?.clone()
+    } else {
+        let required: Vec<&str> = parameters
+            .get("required")?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|name| properties.contains_key(*name))
+            .collect();
+        match required.as_slice() {
+            [one] => (*one).to_string(),
+            _ => return None,
+        }
+    };
+    Some(json!({ name: value }).to_string())
+}
+
 fn mismatch(detail: String) -> ToolError {
     ToolError::new(
         ToolErrorKind::Execution,
@@ -580,4 +624,55 @@ fn failed(failure: Failure) -> ToolError {
         ),
     };
     ToolError::new(kind, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::named_arguments;
+
+    #[test]
+    fn one_value_goes_to_the_one_parameter_only_when_unambiguous() {
+        let one = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+        assert_eq!(
+            named_arguments(&one, r#""Oslo""#).as_deref(),
+            Some(r#"{"city":"Oslo"}"#)
+        );
+        // An object is named arguments already; null is no arguments.
+        assert_eq!(named_arguments(&one, r#"{"city":"Oslo"}"#), None);
+        assert_eq!(named_arguments(&one, "null"), None);
+        // One required among optional ones: it takes the value.
+        let required = json!({
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "verbose": {"type": "boolean"}},
+            "required": ["id"],
+        });
+        assert_eq!(
+            named_arguments(&required, "7").as_deref(),
+            Some(r#"{"id":7}"#)
+        );
+        assert_eq!(
+            named_arguments(&required, "[1,2]").as_deref(),
+            Some(r#"{"id":[1,2]}"#)
+        );
+        // Two required, or two optional: which one is not known, so the call goes as written.
+        let two = json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        });
+        assert_eq!(named_arguments(&two, "1"), None);
+        let optional = json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        });
+        assert_eq!(named_arguments(&optional, "1"), None);
+        // No parameters at all: nothing to give it to.
+        assert_eq!(
+            named_arguments(&json!({"type": "object", "properties": {}}), "1"),
+            None
+        );
+        assert_eq!(named_arguments(&json!({"type": "object"}), "1"), None);
+    }
 }
