@@ -538,3 +538,45 @@ async fn constrained_with_tool_choice_none_holds_the_reply_to_an_answer() {
     let system = body["messages"][0]["content"].as_str().unwrap_or_default();
     assert!(!system.contains("get_weather"), "{body}");
 }
+
+/// Constrained, a reply cut at the token limit in the middle of its list of calls (a small
+/// model writing the same tool for one city after another) keeps the calls it finished: they
+/// come back as calls with ids, and the cut one is dropped.
+#[tokio::test]
+async fn constrained_reply_cut_at_the_limit_keeps_its_finished_calls() {
+    let cut = "{\"tool_calls\": [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, \
+               {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}, {\"name\": \"get_wea";
+    let server = Server::start([Reply::json(json!({
+        "choices": [{"finish_reason": "length", "index": 0,
+                     "message": {"role": "assistant", "content": cut}}],
+        "model": "local", "object": "chat.completion",
+        "usage": {"completion_tokens": 200, "prompt_tokens": 171, "total_tokens": 371},
+    }))])
+    .await;
+    let model = OpenAiChat::builder()
+        .base_url(format!("{}/v1", server.url))
+        .model("local")
+        .constrained_tool_calls(true)
+        .build()
+        .unwrap();
+    let reply = model
+        .chat(ask().with_parallel_tool_calls(true))
+        .await
+        .unwrap();
+    let calls: Vec<(String, serde_json::Value)> = reply
+        .message
+        .tool_calls
+        .iter()
+        .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("get_weather".to_string(), json!({"city": "Paris"})),
+            ("get_weather".to_string(), json!({"city": "Rome"})),
+        ]
+    );
+    let ids: std::collections::HashSet<_> =
+        reply.message.tool_calls.iter().map(|c| &c.id).collect();
+    assert_eq!(ids.len(), 2, "each call has its own id");
+}

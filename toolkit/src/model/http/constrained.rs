@@ -13,6 +13,8 @@
 //! hold hidden parameters. `tool_choice` shapes it: `required` leaves out the answer, a named
 //! tool leaves only that tool, parallel calls off allows one call. A request is not streamed
 //! while constrained (its reply is one JSON value): it is asked whole and its events follow.
+//! A reply cut at the token limit inside its list of calls keeps the calls it finished (a
+//! small model can write calls with no end).
 
 use std::sync::Arc;
 
@@ -20,7 +22,7 @@ use serde_json::{Map, Value, json};
 
 use super::recovery::{self, Ask};
 use crate::model::text_calls::as_text_request;
-use crate::model::{ChatRequest, ChatResponse, Message, ModelError, ToolChoice};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice};
 
 /// Whether `request` is sent constrained: it has tools (with `tool_choice: none`, held to an
 /// answer).
@@ -32,6 +34,7 @@ pub(crate) fn applies(request: &ChatRequest) -> bool {
 pub(crate) async fn chat(request: ChatRequest, ask: Ask<'_>) -> Result<ChatResponse, ModelError> {
     let constrained = Arc::new(constrain(&request));
     let (mut response, names) = ask(constrained).await?;
+    keep_complete_calls(&mut response);
     answer_as_text(&mut response);
     recovery::read_calls(true, &request, &names, &mut response);
     Ok(response)
@@ -153,6 +156,71 @@ fn rename_references(schema: &mut Value, prefix: &str) {
     }
 }
 
+/// A reply cut at the token limit in the middle of its list of calls (a small model can write
+/// calls with no end: the same tool for one city after another) keeps the calls it finished:
+/// held to the schema, everything before the cut is what the model meant, and only the call
+/// being written is lost. That call never got an id, so nothing goes unanswered; a warning is
+/// traced. A reply cut anywhere else, or with no finished call, stays as it was (and reads as
+/// an unreadable call, an error the model sees).
+fn keep_complete_calls(response: &mut ChatResponse) {
+    let message = &mut response.message;
+    if response.finish_reason != FinishReason::Length || !message.tool_calls.is_empty() {
+        return;
+    }
+    let text = message.content.trim();
+    if serde_json::from_str::<Value>(text).is_ok() {
+        return;
+    }
+    let calls = complete_calls(text);
+    if calls.is_empty() {
+        return;
+    }
+    tracing::warn!(
+        target: "agent_toolkit::model",
+        kept = calls.len(),
+        "a constrained reply was cut at the token limit in its list of calls; the finished \
+         calls are read, the one being written is dropped"
+    );
+    message.content = json!({ "tool_calls": calls }).to_string();
+}
+
+/// The finished items of the `tool_calls` list at the start of `text`, a reply cut short.
+fn complete_calls(text: &str) -> Vec<Value> {
+    let Some(rest) = text.strip_prefix('{') else {
+        return Vec::new();
+    };
+    let rest = rest.trim_start();
+    let Some(rest) = rest.strip_prefix("\"tool_calls\"") else {
+        return Vec::new();
+    };
+    let Some(rest) = rest.trim_start().strip_prefix(':') else {
+        return Vec::new();
+    };
+    let Some(mut rest) = rest.trim_start().strip_prefix('[') else {
+        return Vec::new();
+    };
+    let mut calls = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if !rest.starts_with('{') {
+            return calls;
+        }
+        let mut items = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        match items.next() {
+            Some(Ok(call)) => {
+                let end = items.byte_offset();
+                calls.push(call);
+                rest = rest[end..].trim_start();
+                match rest.strip_prefix(',') {
+                    Some(after) => rest = after,
+                    None => return calls,
+                }
+            }
+            _ => return calls,
+        }
+    }
+}
+
 /// A reply `{"answer": "..."}` becomes its text.
 fn answer_as_text(response: &mut ChatResponse) {
     let message = &mut response.message;
@@ -258,8 +326,38 @@ mod schema_tests {
 
 #[cfg(test)]
 mod tests {
-    use super::answer_as_text;
-    use crate::model::{AssistantMessage, ChatResponse};
+    use super::{answer_as_text, keep_complete_calls};
+    use crate::model::{AssistantMessage, ChatResponse, FinishReason};
+
+    #[test]
+    fn a_reply_cut_in_its_calls_keeps_the_finished_ones() {
+        let cut = |text: &str, reason: FinishReason| {
+            let mut response = ChatResponse::new(AssistantMessage::new(text, Vec::new()));
+            response.finish_reason = reason;
+            keep_complete_calls(&mut response);
+            response.message.content
+        };
+        // What the 1.5B wrote: a call, then the same tool for one city after another.
+        let runaway = "{\n  \"tool_calls\": [\n    {\n      \"name\": \"equip\",\n      \"arguments\": {\"groups\": [\"finance\"]}\n    },\n    {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lo, {nd}\"}},\n    {\n      \"name\": \"get_weather\",\n      \"arguments\": {\n       ";
+        assert_eq!(
+            cut(runaway, FinishReason::Length),
+            r#"{"tool_calls":[{"name":"equip","arguments":{"groups":["finance"]}},{"name":"get_weather","arguments":{"city":"Lo, {nd}"}}]}"#
+        );
+        // Cut after a finished call and its comma, or right after it.
+        let two = r#"{"tool_calls": [{"name": "a", "arguments": {}},"#;
+        assert_eq!(
+            cut(two, FinishReason::Length),
+            r#"{"tool_calls":[{"name":"a","arguments":{}}]}"#
+        );
+        // Not cut by the limit, nothing finished, or a whole reply: as it was.
+        assert_eq!(cut(runaway, FinishReason::Stop), runaway);
+        let none = r#"{"tool_calls": [{"name": "a", "argu"#;
+        assert_eq!(cut(none, FinishReason::Length), none);
+        let answer = r#"{"answer": "It is 21"#;
+        assert_eq!(cut(answer, FinishReason::Length), answer);
+        let whole = r#"{"tool_calls": [{"name": "a", "arguments": {}}]}"#;
+        assert_eq!(cut(whole, FinishReason::Length), whole);
+    }
 
     #[test]
     fn an_answer_becomes_the_text_and_anything_else_stays() {

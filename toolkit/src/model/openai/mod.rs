@@ -127,7 +127,8 @@ impl OpenAiChatBuilder {
     /// a named tool choice leaves only that tool, `none` only the answer, parallel calls off
     /// allows one call). With `none` — what an agent sends a model that repeats its calls —
     /// the reply is an answer whatever the model would write. The calls are read as calls
-    /// written as text are, and an answer becomes the reply's text.
+    /// written as text are, and an answer becomes the reply's text; a reply cut at the token
+    /// limit inside its calls keeps the calls it finished (the one being written is dropped).
     /// Hidden parameters are never in a definition, so never in the schema. While constrained a
     /// request is not streamed: the reply is one JSON value, asked whole, its events sent
     /// after.
