@@ -29,11 +29,19 @@ struct Outcome {
 }
 
 async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
-    let model = Recorded::new(server, Wire::OpenAi);
+    // `CODE_CONSTRAINED=1`: both sides with constrained tool calls (the reply held to a call of
+    // an offered tool or an answer; in code mode the one offered tool is `run_code`).
+    let model = if std::env::var_os("CODE_CONSTRAINED").is_some() {
+        Recorded::of(std::sync::Arc::new(server.openai_constrained()))
+    } else {
+        Recorded::new(server, Wire::OpenAi)
+    };
     let mut builder = ReActAgent::builder(model.clone())
         .toolkit(&code_tasks::toolkit())
         .max_iterations(if code { 3 } else { 4 })
-        .generation_options(model::options());
+        // Room for a program: 200 tokens (the other real-model tests' bound) cut the 1.5B's
+        // longer programs in the middle.
+        .generation_options(model::options().with_max_tokens(400));
     if code {
         let mut mode = CodeMode::new()
             .execution(CodeExecution::Local)
@@ -76,6 +84,14 @@ async fn attempt(server: &ModelServer, task: &Task, code: bool) -> Outcome {
         .flat_map(|m| m.tool_calls().iter())
         .map(|c| format!("{}({})", c.name, c.arguments))
         .collect();
+    for result in &results {
+        println!(
+            "    {} result{}: {}",
+            CODE_TOOL,
+            if result.is_error { " (error)" } else { "" },
+            result.content.chars().take(400).collect::<String>()
+        );
+    }
     println!(
         "  {} ({}): {}; calls: {}",
         task.name,

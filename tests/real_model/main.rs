@@ -70,6 +70,14 @@ impl Recorded {
         }
     }
 
+    /// Any model, recorded.
+    pub fn of(inner: Arc<dyn ChatModel>) -> Self {
+        Recorded {
+            inner,
+            requests: Arc::default(),
+        }
+    }
+
     pub fn requests(&self) -> Vec<ChatRequest> {
         self.requests.lock().unwrap().clone()
     }
