@@ -58,6 +58,16 @@ fn anthropic_text(text: &str) -> Reply {
     }))
 }
 
+/// `OpenAiChat` with constrained tool calls, on `server`.
+fn constrained(server: &Server) -> OpenAiChat {
+    OpenAiChat::builder()
+        .base_url(format!("{}/v1", server.url))
+        .model("local")
+        .constrained_tool_calls(true)
+        .build()
+        .unwrap()
+}
+
 /// llama.cpp's answer when it cannot parse the model's output as tool calls.
 fn rejected() -> Reply {
     Reply::status(
@@ -460,12 +470,7 @@ async fn constrained_calls_send_a_reply_schema_and_read_calls_or_an_answer() {
         ),
     ])
     .await;
-    let model = OpenAiChat::builder()
-        .base_url(format!("{}/v1", server.url))
-        .model("local")
-        .constrained_tool_calls(true)
-        .build()
-        .unwrap();
+    let model = constrained(&server);
     let calls = model.chat(ask()).await.unwrap();
     assert_eq!(calls.message.tool_calls[0].name, "get_weather");
     assert_eq!(
@@ -513,12 +518,7 @@ async fn constrained_calls_send_a_reply_schema_and_read_calls_or_an_answer() {
 #[tokio::test]
 async fn constrained_with_tool_choice_none_holds_the_reply_to_an_answer() {
     let server = Server::start([openai_text(r#"{"answer": "It is sunny in Paris."}"#)]).await;
-    let model = OpenAiChat::builder()
-        .base_url(format!("{}/v1", server.url))
-        .model("local")
-        .constrained_tool_calls(true)
-        .build()
-        .unwrap();
+    let model = constrained(&server);
     let answer = model
         .chat(ask().with_tool_choice(ToolChoice::None))
         .await
@@ -553,12 +553,7 @@ async fn constrained_reply_cut_at_the_limit_keeps_its_finished_calls() {
         "usage": {"completion_tokens": 200, "prompt_tokens": 171, "total_tokens": 371},
     }))])
     .await;
-    let model = OpenAiChat::builder()
-        .base_url(format!("{}/v1", server.url))
-        .model("local")
-        .constrained_tool_calls(true)
-        .build()
-        .unwrap();
+    let model = constrained(&server);
     let reply = model
         .chat(ask().with_parallel_tool_calls(true))
         .await
